@@ -1,0 +1,59 @@
+// Error kinds of s2s. The library throws; app/main.cc catches once, prints one line and maps the
+// kind to an exit code (usage 2, everything else 1).
+#pragma once
+
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+namespace s2s {
+
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The caller asked for something that makes no sense (bad option value, unknown flag).
+class UsageError : public Error {
+ public:
+  using Error::Error;
+};
+
+// The input data cannot be processed (bad TSV line, unreadable input file).
+class InputError : public Error {
+ public:
+  using Error::Error;
+};
+
+// A model folder or file is missing, broken or unsupported. The message names the file.
+class ModelError : public Error {
+ public:
+  using Error::Error;
+};
+
+// A broken internal contract: a bug in s2s, never the user's fault.
+class InternalError : public Error {
+ public:
+  using Error::Error;
+};
+
+namespace detail {
+template <typename... Args>
+std::string concat(const Args&... args) {
+  std::ostringstream out;
+  (out << ... << args);
+  return out.str();
+}
+}  // namespace detail
+
+}  // namespace s2s
+
+// S2S_CHECK(cond, parts...): throws InternalError("file:line: parts...") when cond is false.
+// The parts should say what was expected and what was found.
+#define S2S_CHECK(cond, ...)                                                              \
+  do {                                                                                    \
+    if (!(cond))                                                                          \
+      throw ::s2s::InternalError(::s2s::detail::concat(__FILE__, ":", __LINE__, ": ",     \
+                                                       "check failed (" #cond "): ",      \
+                                                       __VA_ARGS__));                     \
+  } while (false)

@@ -1,0 +1,10 @@
+// The one place that sets how many threads the compute kernels use (oneDNN runs on OpenMP here).
+#pragma once
+
+namespace s2s {
+
+// n <= 0 means "all cores". Call before translating; it applies to the whole process.
+void set_num_threads(int n);
+int num_threads();
+
+}  // namespace s2s

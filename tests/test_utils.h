@@ -1,0 +1,82 @@
+// Helpers shared by the tests: tensor comparisons that name the first mismatch, random tensors,
+// and paths to the committed fixtures.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include "s2s/core/tensor.h"
+
+namespace s2s::test {
+
+inline std::string data_path(const std::string& relative) {
+  return std::string(S2S_TEST_DATA) + "/" + relative;
+}
+
+// Fills an owned f32 tensor with uniform values in [lo, hi) from a fixed seed.
+inline Tensor random_tensor(const Shape& shape, unsigned seed, float lo = -1.0f, float hi = 1.0f) {
+  Tensor t(shape);
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  float* p = t.data<float>();
+  for (dim_t i = 0; i < t.numel(); ++i) p[i] = dist(gen);
+  return t;
+}
+
+// Largest |a - b| / max(|b|, floor) over all elements; shapes must match.
+struct Comparison {
+  bool shapes_match = true;
+  double max_rel_error = 0.0;
+  dim_t worst_index = -1;
+  float actual = 0.0f;
+  float expected = 0.0f;
+  std::string describe() const {
+    std::ostringstream out;
+    if (!shapes_match) return "shapes differ";
+    out << "max relative error " << max_rel_error << " at flat index " << worst_index
+        << " (actual " << actual << ", expected " << expected << ")";
+    return out.str();
+  }
+};
+
+// floor keeps the relative error meaningful near zero: the error is divided by max(|expected|, floor).
+inline Comparison compare(const Tensor& actual, const Tensor& expected, double floor = 1e-2) {
+  Comparison c;
+  if (actual.shape() != expected.shape()) {
+    c.shapes_match = false;
+    return c;
+  }
+  Tensor a = actual.is_contiguous() ? actual.view() : actual.clone();
+  Tensor e = expected.is_contiguous() ? expected.view() : expected.clone();
+  const float* pa = a.data<float>();
+  const float* pe = e.data<float>();
+  for (dim_t i = 0; i < a.numel(); ++i) {
+    const double denom = std::max<double>(std::fabs(pe[i]), floor);
+    const double err = std::isnan(pa[i]) != std::isnan(pe[i]) ? INFINITY
+                                                                : std::fabs(pa[i] - pe[i]) / denom;
+    if (err > c.max_rel_error || c.worst_index < 0) {
+      if (err > c.max_rel_error) c.max_rel_error = err;
+      if (err >= c.max_rel_error) {
+        c.worst_index = i;
+        c.actual = pa[i];
+        c.expected = pe[i];
+      }
+    }
+  }
+  return c;
+}
+
+// CHECK that two f32 tensors agree within a relative tolerance; on failure prints where.
+#define S2S_CHECK_CLOSE(actual, expected, tolerance)                              \
+  do {                                                                            \
+    const auto s2s_cmp_ = ::s2s::test::compare((actual), (expected));             \
+    INFO(s2s_cmp_.describe() << " (tolerance " << (tolerance) << ")");            \
+    CHECK(s2s_cmp_.shapes_match);                                                 \
+    CHECK(s2s_cmp_.max_rel_error <= (tolerance));                                 \
+  } while (false)
+
+}  // namespace s2s::test
