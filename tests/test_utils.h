@@ -58,13 +58,11 @@ inline Comparison compare(const Tensor& actual, const Tensor& expected, double f
     const double denom = std::max<double>(std::fabs(pe[i]), floor);
     const double err = std::isnan(pa[i]) != std::isnan(pe[i]) ? INFINITY
                                                                 : std::fabs(pa[i] - pe[i]) / denom;
-    if (err > c.max_rel_error || c.worst_index < 0) {
-      if (err > c.max_rel_error) c.max_rel_error = err;
-      if (err >= c.max_rel_error) {
-        c.worst_index = i;
-        c.actual = pa[i];
-        c.expected = pe[i];
-      }
+    if (c.worst_index < 0 || err > c.max_rel_error) {
+      c.max_rel_error = err;
+      c.worst_index = i;
+      c.actual = pa[i];
+      c.expected = pe[i];
     }
   }
   return c;
