@@ -102,6 +102,12 @@ void Tensor::resize(const Shape& shape, DataType dtype) {
   dtype_ = dtype;
 }
 
+void Tensor::reshape(const Shape& shape) {
+  Tensor t = reshaped(shape);
+  shape_ = std::move(t.shape_);
+  strides_ = std::move(t.strides_);
+}
+
 Tensor Tensor::view() const {
   Tensor t;
   t.data_ = data_;

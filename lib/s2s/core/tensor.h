@@ -63,6 +63,10 @@ class Tensor {
   // Same, and the dtype may change.
   void resize(const Shape& shape, DataType dtype);
 
+  // Gives a contiguous tensor (owned or view) another shape with the same element count,
+  // keeping its data.
+  void reshape(const Shape& shape);
+
   // Views (the tensor must outlive them).
   Tensor view() const;
   Tensor reshaped(const Shape& shape) const;                   // contiguous only; one dim may be -1

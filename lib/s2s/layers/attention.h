@@ -1,0 +1,47 @@
+// Multi-head scaled dot-product attention (model-formats.md §1.5):
+//   Q = x·Wq + bq, K = m·Wk + bk, V = m·Wv + bv; head h uses columns [h·Dh, (h+1)·Dh)
+//   A_h = softmax(Q_h·K_hᵀ / sqrt(Dh)) over the visible keys;  out = concat_h(A_h·V_h)·Wo + bo
+// Keys and values are projected separately (project_kv) so that callers can keep them: the
+// decoder writes one step at a time into its self-attention cache and computes the
+// cross-attention keys/values once per batch.
+// Shapes: B batch, T queries, L keys, D model, H heads, Dh = D / H.
+#pragma once
+
+#include <string>
+
+#include "s2s/layers/linear.h"
+
+namespace s2s::layers {
+
+// Temporaries of one attention call, kept by the caller so that steps reuse their buffers.
+struct AttentionScratch {
+  Tensor projected;  // [B, T or L, D]
+  Tensor queries;    // [B, H, T, Dh]
+  Tensor scores;     // [B, H, T, L]
+  Tensor context;    // [B, H, T, Dh]
+  Tensor merged;     // [B, T, D]
+};
+
+class MultiHeadAttention {
+ public:
+  MultiHeadAttention() = default;
+  // Takes `<prefix>/{q,k,v,o}/{weight,bias}`.
+  MultiHeadAttention(WeightStore& weights, const std::string& prefix, dim_t d_model, dim_t heads);
+
+  // memory [B, L, D] -> keys, values [B, H, L, Dh]; outputs may be views (cache slots).
+  void project_kv(const Tensor& memory, Tensor& keys, Tensor& values, AttentionScratch& s) const;
+
+  // x [B, T, D] attends over keys/values [B, H, L, Dh] (views allowed). visible: int32 counts
+  // [B, H, T] or nullptr (all L keys visible). out: [B, T, D].
+  void attend(const Tensor& x, const Tensor& keys, const Tensor& values, const Tensor* visible,
+              AttentionScratch& s, Tensor& out) const;
+
+  dim_t heads() const { return heads_; }
+
+ private:
+  Linear q_, k_, v_, o_;
+  dim_t heads_ = 0;
+  float scale_ = 1.0f;
+};
+
+}  // namespace s2s::layers

@@ -1,0 +1,39 @@
+// Token embedding + positions: out = E[id] · (sqrt(D) if scaled) + PE(position), then an optional
+// layer norm. An id of -1 stands for the all-zero vector Marian feeds as the first decoder input.
+#pragma once
+
+#include <string>
+
+#include "s2s/layers/norm.h"
+#include "s2s/model/config.h"
+#include "s2s/model/weights.h"
+
+namespace s2s::layers {
+
+// Rows first..first+count-1 of a sinusoidal table: [count, d], sin half then cos half.
+// Computed in float32 as Marian does (model-formats.md §1.5; HF uses D/2 instead of D/2-1).
+void sinusoid_positions(PositionEncoding kind, dim_t first, dim_t count, dim_t d, Tensor& out);
+
+class Embedding {
+ public:
+  Embedding() = default;
+  // `table` is the [vocab, D] embedding; `positions` the learned [P, D] table when the config
+  // says so (else ignored); the norm is taken as `<stack>/emb_norm` when the config has one.
+  Embedding(WeightStore& weights, const std::string& stack, Tensor table, Tensor positions,
+            const ModelConfig& config);
+
+  // ids: int32 [B, T]; token t of every row sits at position first_position + t. out: [B, T, D].
+  void operator()(const Tensor& ids, dim_t first_position, Tensor& out) const;
+
+  const Tensor& table() const { return table_; }
+
+ private:
+  Tensor table_;
+  Tensor learned_positions_;
+  PositionEncoding kind_ = PositionEncoding::none;
+  float scale_ = 1.0f;
+  bool has_norm_ = false;
+  LayerNorm norm_;
+};
+
+}  // namespace s2s::layers

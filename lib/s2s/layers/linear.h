@@ -1,0 +1,28 @@
+// Linear layer: y = x · W + b, with W packed once at load (ops::PackedMatmul).
+#pragma once
+
+#include <string>
+
+#include "s2s/model/weights.h"
+#include "s2s/ops/packed_matmul.h"
+
+namespace s2s::layers {
+
+class Linear {
+ public:
+  Linear() = default;
+  // Takes `<prefix>/weight` [in, out] and, if with_bias, `<prefix>/bias` [out] from the store,
+  // packs them and releases the store's copy of the weight.
+  Linear(WeightStore& weights, const std::string& prefix, dim_t in, dim_t out, bool with_bias = true);
+  // From an explicit weight (e.g. a tied embedding [V, D] used as the output layer, out_in).
+  Linear(const Tensor& weight, ops::WeightLayout layout, const Tensor* bias);
+
+  // x [..., in] -> y [..., out]
+  void operator()(const Tensor& x, Tensor& y) const { matmul_(x, y); }
+  dim_t out_features() const { return matmul_.out_features(); }
+
+ private:
+  ops::PackedMatmul matmul_;
+};
+
+}  // namespace s2s::layers

@@ -1,0 +1,72 @@
+// ModelConfig: everything that decides the math of a loaded model, resolved once by a format
+// loader (formats/*). Layers read typed fields only; no layer ever sees a format's option names.
+// Where Marian and Hugging Face differ (model-formats.md §7) the difference is a field here.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "s2s/core/shape.h"
+#include "s2s/ops/elementwise.h"
+
+namespace s2s {
+
+// Post-processing steps after a sub-layer, in order (Marian's transformer-postprocess letters
+// without the dropout 'd': "dan" -> {add, norm}, "da" -> {add}).
+enum class PostOp : std::uint8_t { add, norm };
+
+enum class PositionEncoding : std::uint8_t {
+  sinusoid_marian,  // frequencies exp(-k·ln(1e4)/(D/2 - 1)), sin half then cos half
+  sinusoid_hf,      // frequencies exp(-k·ln(1e4)/(D/2)), same layout (HF, CTranslate2)
+  learned,          // a [max_positions, D] table (Marian Wpos)
+  none,
+};
+
+const char* activation_name(ops::Activation act);
+const char* position_encoding_name(PositionEncoding pe);
+
+struct ModelConfig {
+  std::string architecture = "transformer";
+  dim_t d_model = 0;
+  dim_t heads = 0;
+  dim_t encoder_layers = 0;
+  dim_t decoder_layers = 0;
+  dim_t encoder_ffn_dim = 0;
+  dim_t decoder_ffn_dim = 0;
+  int encoder_ffn_depth = 2;  // number of linears in a feed-forward block
+  int decoder_ffn_depth = 2;
+  ops::Activation activation = ops::Activation::swish;
+  dim_t source_vocab_size = 0;
+  dim_t target_vocab_size = 0;
+
+  // The block wrapper around every sub-layer: y = f(pre_norm ? LN(x) : x), then post_ops with
+  // 'add' meaning + x. Post-norm: pre_norm false, {add, norm}. Pre-norm: true, {add}.
+  bool pre_norm = false;
+  std::vector<PostOp> post_ops = {PostOp::add, PostOp::norm};
+  bool embedding_norm = false;  // layer norm after embedding + positions
+  bool final_norm = false;      // layer norm on each stack's output
+  float layer_norm_epsilon = 1e-6f;
+
+  PositionEncoding positions = PositionEncoding::sinusoid_marian;
+  dim_t max_positions = 0;       // 0 = unlimited (sinusoids); rows of the learned table otherwise
+  bool scale_embeddings = true;  // token embeddings × sqrt(d_model)
+
+  bool shared_embeddings = false;  // encoder and decoder use one matrix
+  bool tied_output = false;        // output layer = decoder embedding transposed
+  bool output_bias = true;
+
+  // Target-side special ids, read from the vocabulary, never assumed.
+  std::int32_t eos_id = -1;
+  std::int32_t unk_id = -1;
+  std::int32_t source_eos_id = -1;
+  // First decoder input: -1 = an all-zero vector (Marian); otherwise this token's embedding.
+  std::int32_t decoder_start_id = -1;
+
+  dim_t head_dim() const { return heads > 0 ? d_model / heads : 0; }
+
+  // Every problem with the configuration, one message each; empty when it is sound.
+  std::vector<std::string> validate() const;
+};
+
+}  // namespace s2s

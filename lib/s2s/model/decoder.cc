@@ -1,0 +1,147 @@
+#include "s2s/model/decoder.h"
+
+#include "s2s/layers/mask.h"
+
+namespace s2s {
+
+Decoder::Decoder(WeightStore& weights, const ModelConfig& config, Tensor embeddings,
+                 Tensor positions)
+    : heads_(config.heads),
+      d_model_(config.d_model),
+      start_id_(config.decoder_start_id),
+      embedding_(weights, "decoder", std::move(embeddings), std::move(positions), config),
+      has_final_norm_(config.final_norm) {
+  const dim_t d = config.d_model;
+  for (dim_t i = 0; i < config.decoder_layers; ++i) {
+    const std::string p = "decoder/layer_" + std::to_string(i);
+    layers_.push_back(Layer{
+        layers::Residual(weights, p + "/self_attn", config),
+        layers::MultiHeadAttention(weights, p + "/self_attn", d, config.heads),
+        layers::Residual(weights, p + "/cross_attn", config),
+        layers::MultiHeadAttention(weights, p + "/cross_attn", d, config.heads),
+        layers::Residual(weights, p + "/ffn", config),
+        layers::FeedForward(weights, p + "/ffn", d, config.decoder_ffn_dim,
+                            config.decoder_ffn_depth, config.activation)});
+  }
+  if (has_final_norm_)
+    final_norm_ = layers::LayerNorm(weights, "decoder/final_norm", d, config.layer_norm_epsilon);
+
+  Tensor bias;
+  if (config.output_bias) bias = weights.take("decoder/output/bias", {config.target_vocab_size});
+  if (config.tied_output)
+    output_ = layers::Linear(embedding_.table(), ops::WeightLayout::out_in,
+                             config.output_bias ? &bias : nullptr);
+  else
+    output_ = layers::Linear(weights, "decoder/output", d, config.target_vocab_size,
+                             config.output_bias);
+}
+
+DecoderState Decoder::start(const EncoderOutput& encoded, dim_t max_steps) const {
+  const dim_t batch = encoded.memory.dim(0), source_len = encoded.memory.dim(1);
+  const dim_t head_dim = d_model_ / heads_;
+  DecoderState state;
+  state.capacity_ = max_steps;
+  state.source_lengths = encoded.lengths;
+  layers::padding_counts(encoded.lengths, heads_, 1, state.cross_visible_);
+  state.layers_.resize(layers_.size());
+  for (std::size_t i = 0; i < layers_.size(); ++i) {
+    LayerCache& cache = state.layers_[i];
+    cache.self_keys.resize({batch, heads_, max_steps, head_dim});
+    cache.self_values.resize({batch, heads_, max_steps, head_dim});
+    cache.cross_keys.resize({batch, heads_, source_len, head_dim});
+    cache.cross_values.resize({batch, heads_, source_len, head_dim});
+    layers_[i].cross_attention.project_kv(encoded.memory, cache.cross_keys, cache.cross_values,
+                                          state.scratch_.attention);
+  }
+  // Size the step temporaries for the largest step now, so that steps never allocate.
+  LayerScratch& s = state.scratch_;
+  s.attention.scores.resize({batch, heads_, 1, std::max(max_steps, source_len)});
+  return state;
+}
+
+void Decoder::step(DecoderState& state, const std::vector<std::int32_t>& previous,
+                   Tensor& logits) const {
+  const dim_t batch = state.batch_size(), t = state.step_;
+  S2S_CHECK(static_cast<dim_t>(previous.size()) == batch, previous.size(), " ids for ", batch,
+            " rows");
+  if (t >= state.capacity_)
+    throw InternalError("decoder step " + std::to_string(t) + " beyond the reserved " +
+                        std::to_string(state.capacity_) + " steps");
+  state.ids_.resize({batch, 1}, DataType::i32);
+  std::copy(previous.begin(), previous.end(), state.ids_.data<std::int32_t>());
+  Tensor& x = state.x_;
+  embedding_(state.ids_, t, x);  // [B, 1, D] at position t
+
+  LayerScratch& s = state.scratch_;
+  for (std::size_t i = 0; i < layers_.size(); ++i) {
+    const Layer& layer = layers_[i];
+    LayerCache& cache = state.layers_[i];
+    // Self-attention: write this position's keys/values into the cache, attend over 0..t.
+    const Tensor& y = layer.self_block.pre(x, s.normed);
+    Tensor key_slot = cache.self_keys.slice(2, t, t + 1);
+    Tensor value_slot = cache.self_values.slice(2, t, t + 1);
+    layer.self_attention.project_kv(y, key_slot, value_slot, s.attention);
+    layer.self_attention.attend(y, cache.self_keys.slice(2, 0, t + 1),
+                                cache.self_values.slice(2, 0, t + 1), nullptr, s.attention,
+                                s.sublayer);
+    layer.self_block.post(s.sublayer, x);
+    std::swap(x, s.sublayer);
+    cross_and_ffn(layer, cache.cross_keys, cache.cross_values, state.cross_visible_, x, s);
+  }
+  output(x, logits);
+  logits.reshape({batch, logits.dim(-1)});
+  ++state.step_;
+}
+
+void Decoder::forward_all(const EncoderOutput& encoded, const Tensor& target,
+                          Tensor& logits) const {
+  S2S_CHECK(target.rank() == 2 && target.dtype() == DataType::i32 &&
+                target.dim(0) == encoded.memory.dim(0),
+            "target ", to_string(target.shape()), " for a batch of ", encoded.memory.dim(0));
+  const dim_t batch = target.dim(0), steps = target.dim(1);
+  // Decoder input: the start token, then the gold target shifted right by one.
+  Tensor inputs({batch, steps}, DataType::i32);
+  const std::int32_t* gold = target.data<std::int32_t>();
+  std::int32_t* in = inputs.data<std::int32_t>();
+  for (dim_t b = 0; b < batch; ++b)
+    for (dim_t t = 0; t < steps; ++t) in[b * steps + t] = t == 0 ? start_id_ : gold[b * steps + t - 1];
+
+  Tensor x;
+  embedding_(inputs, 0, x);
+  Tensor causal, cross_visible, cross_keys, cross_values;
+  layers::causal_counts(batch, heads_, steps, causal);
+  layers::padding_counts(encoded.lengths, heads_, steps, cross_visible);
+  LayerScratch s;
+  for (const Layer& layer : layers_) {
+    const Tensor& y = layer.self_block.pre(x, s.normed);
+    layer.self_attention.project_kv(y, s.keys, s.values, s.attention);
+    layer.self_attention.attend(y, s.keys, s.values, &causal, s.attention, s.sublayer);
+    layer.self_block.post(s.sublayer, x);
+    std::swap(x, s.sublayer);
+    layer.cross_attention.project_kv(encoded.memory, cross_keys, cross_values, s.attention);
+    cross_and_ffn(layer, cross_keys, cross_values, cross_visible, x, s);
+  }
+  output(x, logits);
+}
+
+void Decoder::cross_and_ffn(const Layer& layer, const Tensor& cross_keys,
+                            const Tensor& cross_values, const Tensor& cross_visible, Tensor& x,
+                            LayerScratch& s) const {
+  const Tensor& y = layer.cross_block.pre(x, s.normed);
+  layer.cross_attention.attend(y, cross_keys, cross_values, &cross_visible, s.attention,
+                               s.sublayer);
+  layer.cross_block.post(s.sublayer, x);
+  std::swap(x, s.sublayer);
+
+  const Tensor& z = layer.ffn_block.pre(x, s.normed);
+  layer.ffn(z, s.sublayer, s.hidden, s.hidden2);
+  layer.ffn_block.post(s.sublayer, x);
+  std::swap(x, s.sublayer);
+}
+
+void Decoder::output(Tensor& x, Tensor& logits) const {
+  if (has_final_norm_) final_norm_(x, x);
+  output_(x, logits);
+}
+
+}  // namespace s2s

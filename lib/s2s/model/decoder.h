@@ -1,0 +1,62 @@
+// The Transformer decoder. Two entry points run the same layers:
+//   step:        one token per row, self-attention keys/values appended to the state's cache,
+//                cross-attention keys/values computed once in start();
+//   forward_all: teacher forcing over a whole target sequence with a causal mask (scoring).
+// The first decoder input is the config's start (Marian: a zero vector), then the previous token.
+// Shapes: B batch, T target length, S source length, D model dim, V target vocabulary.
+#pragma once
+
+#include <vector>
+
+#include "s2s/layers/embedding.h"
+#include "s2s/layers/feed_forward.h"
+#include "s2s/layers/residual.h"
+#include "s2s/model/decoder_state.h"
+#include "s2s/model/encoder.h"
+
+namespace s2s {
+
+class Decoder {
+ public:
+  Decoder(WeightStore& weights, const ModelConfig& config, Tensor embeddings, Tensor positions);
+
+  // Prepares decoding of a batch for up to max_steps steps: projects the encoder output into
+  // every layer's cross-attention keys/values and reserves the self-attention caches.
+  DecoderState start(const EncoderOutput& encoded, dim_t max_steps) const;
+
+  // previous: int32 ids [B] of the tokens chosen at the previous step (start_id() at step 0).
+  // logits: [B, V] raw scores for the next token.
+  void step(DecoderState& state, const std::vector<std::int32_t>& previous, Tensor& logits) const;
+
+  // target: int32 [B, T] gold tokens (right-padded). logits [B, T, V]: position t predicts
+  // target[:, t] from the start input and target[:, :t].
+  void forward_all(const EncoderOutput& encoded, const Tensor& target, Tensor& logits) const;
+
+  std::int32_t start_id() const { return start_id_; }
+
+ private:
+  struct Layer {
+    layers::Residual self_block;
+    layers::MultiHeadAttention self_attention;
+    layers::Residual cross_block;
+    layers::MultiHeadAttention cross_attention;
+    layers::Residual ffn_block;
+    layers::FeedForward ffn;
+  };
+  // The part after self-attention, shared by step and forward_all: cross-attention, FFN.
+  void cross_and_ffn(const Layer& layer, const Tensor& cross_keys, const Tensor& cross_values,
+                     const Tensor& cross_visible, Tensor& x, LayerScratch& s) const;
+  // Final norm + output projection: x [B, T, D] -> logits [B, T, V].
+  void output(Tensor& x, Tensor& logits) const;
+
+  dim_t heads_;
+  dim_t d_model_;
+  std::int32_t start_id_;
+  layers::Embedding embedding_;
+  std::vector<Layer> layers_;
+  bool has_final_norm_;
+  layers::LayerNorm final_norm_;
+  layers::Linear output_;
+};
+
+}  // namespace s2s

@@ -1,0 +1,46 @@
+// DecoderState: everything one batch's step-by-step decoding keeps between steps. The model is
+// shared and immutable; this is per request. Beam search moves rows only through select_rows
+// (reorder by beam origin, or keep the rows still alive).
+// Shapes: B rows, H heads, C step capacity, S source length, Dh head dim.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "s2s/model/layer_scratch.h"
+
+namespace s2s {
+
+struct LayerCache {
+  Tensor self_keys;     // [B, H, C, Dh]: positions 0..step-1 are filled
+  Tensor self_values;   // [B, H, C, Dh]
+  Tensor cross_keys;    // [B, H, S, Dh]: the encoder output projected once per batch
+  Tensor cross_values;  // [B, H, S, Dh]
+};
+
+class DecoderState {
+ public:
+  dim_t batch_size() const { return static_cast<dim_t>(source_lengths.size()); }
+  dim_t step() const { return step_; }
+  dim_t capacity() const { return capacity_; }
+
+  // Row i of the new state is row rows[i] of the old one. The same row may appear several
+  // times (beam replication) and rows may be dropped (finished sentences).
+  void select_rows(const std::vector<std::int32_t>& rows);
+
+ private:
+  friend class Decoder;
+
+  dim_t step_ = 0;
+  dim_t capacity_ = 0;
+  std::vector<std::int32_t> source_lengths;
+  std::vector<LayerCache> layers_;
+  Tensor cross_visible_;  // int32 [B, H, 1]: source length per row for cross-attention
+  // Per-step temporaries.
+  Tensor ids_;            // int32 [B, 1]
+  Tensor x_;              // [B, 1, D]
+  LayerScratch scratch_;
+  Tensor spare_;          // target buffer for select_rows
+};
+
+}  // namespace s2s

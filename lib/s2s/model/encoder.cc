@@ -1,0 +1,53 @@
+#include "s2s/model/encoder.h"
+
+#include "s2s/layers/mask.h"
+
+namespace s2s {
+
+Encoder::Encoder(WeightStore& weights, const ModelConfig& config, Tensor embeddings,
+                 Tensor positions)
+    : heads_(config.heads),
+      embedding_(weights, "encoder", std::move(embeddings), std::move(positions), config),
+      has_final_norm_(config.final_norm) {
+  const dim_t d = config.d_model;
+  for (dim_t i = 0; i < config.encoder_layers; ++i) {
+    const std::string p = "encoder/layer_" + std::to_string(i);
+    layers_.push_back(Layer{
+        layers::Residual(weights, p + "/self_attn", config),
+        layers::MultiHeadAttention(weights, p + "/self_attn", d, config.heads),
+        layers::Residual(weights, p + "/ffn", config),
+        layers::FeedForward(weights, p + "/ffn", d, config.encoder_ffn_dim,
+                            config.encoder_ffn_depth, config.activation)});
+  }
+  if (has_final_norm_)
+    final_norm_ = layers::LayerNorm(weights, "encoder/final_norm", d, config.layer_norm_epsilon);
+}
+
+EncoderOutput Encoder::forward(const Tensor& ids, const std::vector<std::int32_t>& lengths) const {
+  S2S_CHECK(ids.rank() == 2 && ids.dim(0) == static_cast<dim_t>(lengths.size()),
+            "ids ", to_string(ids.shape()), " for ", lengths.size(), " lengths");
+  EncoderOutput out;
+  out.lengths = lengths;
+  Tensor& x = out.memory;
+  embedding_(ids, 0, x);
+
+  Tensor visible;  // padding mask: every query of sentence b sees its lengths[b] keys
+  layers::padding_counts(lengths, heads_, ids.dim(1), visible);
+  LayerScratch s;
+  for (const Layer& layer : layers_) {
+    const Tensor& y = layer.self_block.pre(x, s.normed);
+    layer.self_attention.project_kv(y, s.keys, s.values, s.attention);
+    layer.self_attention.attend(y, s.keys, s.values, &visible, s.attention, s.sublayer);
+    layer.self_block.post(s.sublayer, x);
+    std::swap(x, s.sublayer);
+
+    const Tensor& z = layer.ffn_block.pre(x, s.normed);
+    layer.ffn(z, s.sublayer, s.hidden, s.hidden2);
+    layer.ffn_block.post(s.sublayer, x);
+    std::swap(x, s.sublayer);
+  }
+  if (has_final_norm_) final_norm_(x, x);
+  return out;
+}
+
+}  // namespace s2s

@@ -1,0 +1,47 @@
+// Model: a loaded translation model = config + weights + encoder + decoder + text codec.
+// Immutable once built and shared by every request (per-request state is DecoderState).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "s2s/model/decoder.h"
+#include "s2s/model/encoder.h"
+#include "s2s/text/codec.h"
+
+namespace s2s {
+
+// What a model is and where it came from, for `s2s info` and messages.
+struct ModelInfo {
+  std::string format;  // "marian", ...
+  std::string folder;
+  std::vector<std::pair<std::string, std::string>> files;  // role -> path
+  dim_t parameters = 0;
+};
+
+class Model {
+ public:
+  // Builds the encoder and decoder from the weights (which it keeps: embeddings and norms are
+  // used in place). Fails with a ModelError if the weights do not fit the config, or if the file
+  // holds tensors nothing uses.
+  Model(ModelConfig config, WeightStore weights, std::unique_ptr<text::TextCodec> codec,
+        ModelInfo info);
+
+  const ModelConfig& config() const { return config_; }
+  const Encoder& encoder() const { return *encoder_; }
+  const Decoder& decoder() const { return *decoder_; }
+  const text::TextCodec& codec() const { return *codec_; }
+  const ModelInfo& info() const { return info_; }
+
+ private:
+  ModelConfig config_;
+  WeightStore weights_;
+  std::unique_ptr<text::TextCodec> codec_;
+  ModelInfo info_;
+  std::unique_ptr<Encoder> encoder_;
+  std::unique_ptr<Decoder> decoder_;
+};
+
+}  // namespace s2s

@@ -1,0 +1,15 @@
+// Hypothesis: one translation as target ids with its scores.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace s2s {
+
+struct Hypothesis {
+  std::vector<std::int32_t> ids;   // target tokens, ending in </s> unless cut by the length limit
+  std::vector<float> token_scores; // log-probability of each token
+  float score = 0.0f;              // sum of token_scores
+};
+
+}  // namespace s2s
