@@ -1,0 +1,64 @@
+// Runs the real s2s binary with given arguments and standard input; captures exit code, stdout
+// and stderr. CLI tests use it to check the user-facing contract end to end.
+#pragma once
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace s2s::test {
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+inline std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A fresh empty directory under the system temp folder.
+inline std::filesystem::path temp_dir(const std::string& tag) {
+  static int counter = 0;
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("s2s-test-" + std::to_string(::getpid()) + "-" + tag + "-" +
+                    std::to_string(counter++));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// args are passed through the shell: quote anything with spaces.
+inline RunResult run_s2s(const std::string& args, const std::string& input = "") {
+  const auto dir = temp_dir("run");
+  {
+    std::ofstream in(dir / "stdin", std::ios::binary);
+    in << input;
+  }
+  const std::string command = std::string("'") + S2S_BINARY + "' " + args + " < '" +
+                              (dir / "stdin").string() + "' > '" + (dir / "stdout").string() +
+                              "' 2> '" + (dir / "stderr").string() + "'";
+  const int status = std::system(command.c_str());
+  RunResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = read_file(dir / "stdout");
+  r.err = read_file(dir / "stderr");
+  std::filesystem::remove_all(dir);
+  return r;
+}
+
+inline int count_lines(const std::string& text) {
+  int n = 0;
+  for (char c : text) n += c == '\n';
+  return n;
+}
+
+}  // namespace s2s::test
