@@ -1,5 +1,6 @@
 #include "s2s/core/tensor.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -34,11 +35,13 @@ std::string to_string(const Shape& shape) {
 namespace {
 
 constexpr std::size_t kAlignment = 64;
+std::atomic<std::size_t> g_allocations{0};
 
 std::shared_ptr<void> allocate(std::size_t bytes) {
   const std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
   void* p = std::aligned_alloc(kAlignment, rounded == 0 ? kAlignment : rounded);
   if (!p) throw std::bad_alloc();
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
   return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
 }
 
@@ -101,6 +104,8 @@ void Tensor::resize(const Shape& shape, DataType dtype) {
   strides_ = contiguous_strides(shape);
   dtype_ = dtype;
 }
+
+std::size_t Tensor::allocation_count() { return g_allocations.load(std::memory_order_relaxed); }
 
 void Tensor::reshape(const Shape& shape) {
   Tensor t = reshaped(shape);

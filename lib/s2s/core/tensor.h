@@ -72,6 +72,10 @@ class Tensor {
   Tensor reshaped(const Shape& shape) const;                   // contiguous only; one dim may be -1
   Tensor slice(int axis, dim_t begin, dim_t end) const;        // strided view along one axis
 
+  // How many buffers tensors have allocated in this process (tests check that decoding steps
+  // allocate none once a batch has started).
+  static std::size_t allocation_count();
+
   Tensor clone() const;                  // owned contiguous copy
   void copy_from(const Tensor& source);  // same shape and dtype; either may be strided
   void fill(float value);                // f32 only
