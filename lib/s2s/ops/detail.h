@@ -1,0 +1,63 @@
+// Private to lib/s2s/ops: the argument checks shared by each op's fast and reference paths, and
+// the oneDNN entry points called by the dispatch files. Nothing here includes <dnnl.hpp>.
+//
+// Every public op follows the same steps: prepare_<op>() checks the arguments (messages give the
+// actual and expected shapes) and sizes the output; then either the fast path (<op>_dnnl.cc, or
+// plain C++ where oneDNN has no primitive) or the reference loops (<op>_ref.cc) compute it.
+#pragma once
+
+#include <string>
+
+#include "s2s/core/tensor.h"
+#include "s2s/ops/elementwise.h"
+#include "s2s/ops/matmul.h"
+#include "s2s/ops/packed_matmul.h"
+
+namespace s2s::ops::detail {
+
+// --- shared helpers (common.cc) -------------------------------------------------------------
+
+// The output convention of matmul.h: an owned (or empty, default-constructed) tensor is resized;
+// a view must already have `shape` and `dtype`. `what` names the op and argument in messages.
+void prepare_output(Tensor& out, const Shape& shape, DataType dtype, const char* what);
+
+void check_dtype(const Tensor& t, DataType dtype, const char* what);
+void check_contiguous(const Tensor& t, const char* what);
+
+// Product of the first `batch_rank` dims, and the element offset of batch item `index` in
+// row-major order over those dims (views included).
+dim_t batch_count(const Tensor& t, int batch_rank);
+dim_t batch_offset(const Tensor& t, int batch_rank, dim_t index);
+
+// --- per-op checks (in each op's .cc); each returns false when there is nothing to compute ----
+
+bool prepare_matmul(const Tensor& a, const Tensor& b, Tensor& c, const MatmulOptions& options);
+bool prepare_softmax(const Tensor& x, Tensor& y, const Tensor* visible, const char* what);
+bool prepare_layer_norm(const Tensor& x, const Tensor& scale, const Tensor& bias, Tensor& y);
+bool prepare_activation(const Tensor& x, Tensor& y);
+bool prepare_add(const Tensor& a, const Tensor& b, Tensor& c);
+bool prepare_split_heads(const Tensor& x, dim_t heads, Tensor& y);
+bool prepare_merge_heads(const Tensor& x, Tensor& y);
+bool prepare_gather_rows(const Tensor& table, const Tensor& ids, Tensor& out);
+bool prepare_topk(const Tensor& x, dim_t k, Tensor& values, Tensor& indices);
+
+// PackedMatmul: checks the weight and bias at construction (returns {K, N}) and x/y per call.
+struct PackedDims {
+  dim_t in = 0;   // K
+  dim_t out = 0;  // N
+};
+PackedDims check_packed_weight(const Tensor& weight, WeightLayout layout, const Tensor* bias);
+bool prepare_packed_matmul(const Tensor& x, Tensor& y, dim_t in, dim_t out);
+
+// --- oneDNN paths (<op>_dnnl.cc); arguments are already checked and non-empty ----------------
+
+void matmul_dnnl(const Tensor& a, const Tensor& b, Tensor& c, const MatmulOptions& options);
+void softmax_dnnl(const Tensor& x, Tensor& y, bool log);
+void layer_norm_dnnl(const Tensor& x, const Tensor& scale, const Tensor& bias, float epsilon,
+                     Tensor& y);
+void activation_dnnl(Activation act, const Tensor& x, Tensor& y);
+void add_dnnl(const Tensor& a, const Tensor& b, Tensor& c, float a_scale);
+void split_heads_dnnl(const Tensor& x, dim_t heads, Tensor& y);
+void merge_heads_dnnl(const Tensor& x, Tensor& y);
+
+}  // namespace s2s::ops::detail

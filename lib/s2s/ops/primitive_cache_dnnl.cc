@@ -1,0 +1,75 @@
+// The primitive cache and executor shared by the ops/*_dnnl.cc files (see primitive_cache.h).
+#include "s2s/ops/primitive_cache.h"
+
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+
+namespace s2s::ops::detail {
+
+namespace {
+
+// Enough for every shape a model sees while decoding (attention shapes grow with the step, so a
+// long output adds one entry per step and op); when full, the cache is simply emptied.
+constexpr std::size_t kMaxEntries = 4096;
+
+struct Cache {
+  std::mutex mutex;
+  std::unordered_map<std::string, Primitive> entries;
+};
+
+Cache& cache() {
+  static Cache c;
+  return c;
+}
+
+}  // namespace
+
+dnnl::primitive_attr default_attr() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
+std::string key_of(const dnnl::memory::desc& desc) {
+  const dnnl_memory_desc_t& d = desc.data;
+  std::string key = std::to_string(static_cast<int>(d.data_type)) + "[";
+  for (int i = 0; i < d.ndims; ++i) key += std::to_string(d.dims[i]) + ",";
+  key += "]/[";
+  for (int i = 0; i < d.ndims; ++i) key += std::to_string(d.format_desc.blocking.strides[i]) + ",";
+  return key + "]";
+}
+
+std::string key_of(float value) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return std::to_string(bits);
+}
+
+Primitive cached_primitive(const std::string& key, const std::function<Primitive()>& make) {
+  Cache& c = cache();
+  {
+    std::lock_guard<std::mutex> lock(c.mutex);
+    auto it = c.entries.find(key);
+    if (it != c.entries.end()) return it->second;
+  }
+  // Built outside the lock: creating a primitive can take a while and other keys need not wait.
+  Primitive p = make();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  if (c.entries.size() >= kMaxEntries) c.entries.clear();
+  return c.entries.emplace(key, std::move(p)).first->second;
+}
+
+void execute(const Primitive& p, std::unordered_map<int, dnnl::memory> args) {
+  const std::size_t bytes = p.scratchpad.get_size();
+  if (bytes > 0) {
+    // One growing buffer per thread: concurrent calls never share a scratchpad.
+    thread_local Tensor buffer;
+    if (buffer.nbytes() < bytes) buffer.resize({static_cast<dim_t>(bytes)}, DataType::u8);
+    args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(p.scratchpad, backend::engine(), buffer.raw()));
+  }
+  p.primitive.execute(backend::stream(), args);
+  backend::stream().wait();
+}
+
+}  // namespace s2s::ops::detail
