@@ -117,6 +117,8 @@ struct TempDir {
   ~TempDir() { fs::remove_all(dir); }
   std::string write(const std::string& name, const std::string& bytes) const {
     const std::string path = (dir / name).string();
+    // A new file each time: truncating a file in place makes ext4 flush it on close (slow).
+    fs::remove(path);
     std::ofstream(path, std::ios::binary).write(bytes.data(), bytes.size());
     return path;
   }

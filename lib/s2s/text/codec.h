@@ -1,0 +1,79 @@
+// Text <-> ids for one model: the first and last step of translation (DESIGN.md data flow).
+//
+// Encoding (Marian corpus_base.cpp + OPUS-MT preprocessing; model-formats.md §1.7, §2):
+//   line -> SentencePiece pieces -> vocabulary ids (unknown piece -> unk id) -> </s> appended.
+//   With a .spm vocabulary the ids are the SentencePiece model's own (its Encode), as in Marian.
+//   Without a SentencePiece model (empty spm path) the line is pre-tokenized: split on spaces,
+//   empty tokens dropped (Marian DefaultVocab::encode).
+// Decoding: ids up to the first </s> -> pieces -> SentencePiece DecodePieces (.spm vocabularies:
+//   DecodeIds, as Marian). Pieces the target SentencePiece model does not know (possible with a
+//   joint vocabulary) get '▁' -> ' ', as OPUS-MT's postprocess does, instead of being copied raw.
+//   Without a SentencePiece model the pieces are joined with spaces. Unused ids decode to nothing;
+//   ids outside the vocabulary are a ModelError (the model and vocabulary disagree).
+//
+// Usage:
+//   TextCodec codec = TextCodec::load("source.spm", "vocab.yml", 0, "target.spm", "vocab.yml", 0);
+//   std::vector<std::int32_t> src = codec.encode_source("Hello world");   // ends with eos
+//   std::string text = codec.decode_target(output_ids);
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "s2s/text/spm.h"
+#include "s2s/text/vocab.h"
+
+namespace s2s::text {
+
+// How many pieces a SentencePiece model can produce that its vocabulary has no id for (they all
+// become <unk>); the "model doctor" check for a mismatched vocabulary.
+struct VocabCoverage {
+  int spm_pieces = 0;                 // pieces encoding can produce (not control/unknown/unused)
+  int missing = 0;                    // of those, pieces absent from the vocabulary
+  std::vector<std::string> examples;  // the first few missing pieces, in SentencePiece id order
+};
+
+VocabCoverage vocab_coverage(const SentencePiece& spm, const Vocabulary& vocab,
+                             int max_examples = 10);
+
+class TextCodec {
+ public:
+  // A side's SentencePiece model may be absent (pre-tokenized text). With a .spm vocabulary the
+  // model must have the same pieces as the vocabulary (ModelError otherwise).
+  TextCodec(std::optional<SentencePiece> source_spm, Vocabulary source_vocab,
+            std::optional<SentencePiece> target_spm, Vocabulary target_vocab);
+
+  // Loads both sides; an empty spm path means no SentencePiece model, and a .spm vocabulary is
+  // its own SentencePiece model. dim limits as in Vocabulary::load (0: no limit).
+  static TextCodec load(const std::string& source_spm, const std::string& source_vocab,
+                        dim_t source_dim, const std::string& target_spm,
+                        const std::string& target_vocab, dim_t target_dim);
+
+  std::vector<std::int32_t> encode_source(const std::string& line) const;
+  // For scoring: the target sentence as the decoder must produce it, </s> included.
+  std::vector<std::int32_t> encode_target(const std::string& line) const;
+  std::string decode_target(const std::vector<std::int32_t>& ids) const;
+  // The target pieces of ids up to the first </s> (unused ids skipped), e.g. for n-best output.
+  std::vector<std::string> target_pieces(const std::vector<std::int32_t>& ids) const;
+
+  const Vocabulary& source_vocab() const { return source_.vocab; }
+  const Vocabulary& target_vocab() const { return target_.vocab; }
+  VocabCoverage source_coverage() const;
+  VocabCoverage target_coverage() const;
+
+ private:
+  struct Side {
+    std::optional<SentencePiece> spm;
+    Vocabulary vocab;
+    bool spm_ids = false;  // .spm vocabulary: ids are the SentencePiece model's own
+  };
+  static Side make_side(std::optional<SentencePiece> spm, Vocabulary vocab);
+  static std::vector<std::int32_t> encode(const Side& side, const std::string& line);
+
+  Side source_;
+  Side target_;
+};
+
+}  // namespace s2s::text
