@@ -10,7 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <climits>
+#include <cstdio>
 #include <cstring>
 
 #include "s2s/formats/npy.h"

@@ -1,5 +1,6 @@
 // Reader for .npz archives: a zip file with one .npy array per entry (Marian's cnpy, numpy.savez,
-// numpy.savez_compressed). The archive is memory-mapped; read() copies one array out of it.
+// numpy.savez_compressed). The archive is memory-mapped (do not rewrite the file while it is open);
+// read() copies one array out of it.
 //
 // Zip layout used (PKWARE APPNOTE; all integers little-endian, offsets from the start of a record):
 //   per entry:  local header 50 4B 03 04 (30 bytes): name_len u16 @26, extra_len u16 @28, then the

@@ -2,6 +2,7 @@
 // (plain, quoted or "? " complex key, then an integer id), tracking the line for messages.
 #include "s2s/text/yaml_vocab.h"
 
+#include <cstdint>
 #include <fstream>
 #include <sstream>
 
