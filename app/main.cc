@@ -1,1 +1,33 @@
-int main() { return 0; }
+// s2s: translate, score and inspect Transformer translation models on the CPU.
+// Every error reaches the one catch block here: one line on stderr, exit 2 for usage errors and
+// 1 for everything else (model, input, internal).
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include "commands.h"
+#include "s2s/core/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"s2s: fast CPU translation with Marian / OPUS-MT models"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "s2s 0.1.0");
+  s2s::app::Context context{argc > 0 ? argv[0] : "s2s"};
+  s2s::app::set_translate_command(app, context);
+  s2s::app::set_info_command(app, context);
+  try {
+    app.parse(argc, argv);  // subcommand callbacks run here
+    return 0;
+  } catch (const CLI::Success& e) {
+    return app.exit(e);  // --help, --version
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "s2s: error: %s (see s2s --help)\n", e.what());
+    return 2;
+  } catch (const s2s::UsageError& e) {
+    std::fprintf(stderr, "s2s: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "s2s: error: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,72 @@
+// s2s info: what a model is, and whether it is sound.
+#include <cstdio>
+#include <memory>
+
+#include "commands.h"
+#include "s2s/formats/detect.h"
+
+namespace s2s::app {
+namespace {
+
+const char* yes_no(bool b) { return b ? "yes" : "no"; }
+
+std::string post_ops_name(const std::vector<PostOp>& ops) {
+  std::string s;
+  for (PostOp op : ops) s += op == PostOp::add ? "a" : "n";
+  return s.empty() ? "-" : s;
+}
+
+void print_coverage(const char* side, const text::VocabCoverage& c) {
+  std::printf("  %s pieces: %d in SentencePiece, %d without a vocabulary id", side, c.spm_pieces,
+              c.missing);
+  if (!c.examples.empty()) {
+    std::printf(" (e.g.");
+    for (const std::string& e : c.examples) std::printf(" '%s'", e.c_str());
+    std::printf(")");
+  }
+  std::printf("\n");
+}
+
+void run_info(const std::string& given, const Context& context) {
+  const std::shared_ptr<const Model> model = formats::load_model(model_path(given, context));
+  const ModelConfig& c = model->config();
+  const ModelInfo& info = model->info();
+  const text::TextCodec& codec = model->codec();
+  std::printf("format: %s\nfolder: %s\n", info.format.c_str(), info.folder.c_str());
+  for (const auto& [role, path] : info.files) std::printf("  %s: %s\n", role.c_str(), path.c_str());
+  std::printf("architecture: %s, %s\n", c.architecture.c_str(),
+              c.pre_norm ? "pre-norm" : "post-norm");
+  std::printf("  layers: %lld encoder, %lld decoder\n", static_cast<long long>(c.encoder_layers),
+              static_cast<long long>(c.decoder_layers));
+  std::printf("  model dim %lld, heads %lld, feed-forward %lld/%lld (depth %d/%d), activation %s\n",
+              static_cast<long long>(c.d_model), static_cast<long long>(c.heads),
+              static_cast<long long>(c.encoder_ffn_dim), static_cast<long long>(c.decoder_ffn_dim),
+              c.encoder_ffn_depth, c.decoder_ffn_depth, activation_name(c.activation));
+  std::printf("  block ops: pre-norm %s, post '%s', embedding norm %s, final norm %s, eps %g\n",
+              yes_no(c.pre_norm), post_ops_name(c.post_ops).c_str(), yes_no(c.embedding_norm),
+              yes_no(c.final_norm), static_cast<double>(c.layer_norm_epsilon));
+  std::printf("  positions: %s%s, embeddings scaled: %s\n", position_encoding_name(c.positions),
+              c.max_positions ? (" (" + std::to_string(c.max_positions) + " rows)").c_str() : "",
+              yes_no(c.scale_embeddings));
+  std::printf("  embeddings shared: %s, output tied: %s, output bias: %s\n",
+              yes_no(c.shared_embeddings), yes_no(c.tied_output), yes_no(c.output_bias));
+  std::printf("parameters: %lld\n", static_cast<long long>(info.parameters));
+  std::printf("vocabulary: source %lld, target %lld\n",
+              static_cast<long long>(c.source_vocab_size), static_cast<long long>(c.target_vocab_size));
+  std::printf("  special ids: source </s> %d, target </s> %d, target <unk> %d, decoder start %s\n",
+              c.source_eos_id, c.eos_id, c.unk_id,
+              c.decoder_start_id < 0 ? "zero vector" : std::to_string(c.decoder_start_id).c_str());
+  print_coverage("source", codec.source_coverage());
+  print_coverage("target", codec.target_coverage());
+}
+
+}  // namespace
+
+void set_info_command(CLI::App& app, const Context& context) {
+  auto model = std::make_shared<std::string>();
+  CLI::App* cmd = app.add_subcommand("info", "Describe a model and check its files");
+  cmd->add_option("-m,--model", *model, "Model folder (default: the shipped model)");
+  cmd->callback([model, &context]() { run_info(*model, context); });
+}
+
+}  // namespace s2s::app

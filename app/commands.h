@@ -1,0 +1,20 @@
+// One set_*_command per subcommand; each registers its options and a callback on the CLI11 app.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace s2s::app {
+
+// Where the executable lives, for finding the default model.
+struct Context {
+  std::string executable;
+};
+
+void set_info_command(CLI::App& app, const Context& context);
+void set_translate_command(CLI::App& app, const Context& context);
+
+// The model folder given with -m, or the default one.
+std::string model_path(const std::string& given, const Context& context);
+
+}  // namespace s2s::app

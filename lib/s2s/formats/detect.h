@@ -1,0 +1,19 @@
+// Model detection: looks at a path, picks the loader for its format and returns a ready Model.
+// Says what it looked for when nothing matches.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "s2s/model/model.h"
+
+namespace s2s::formats {
+
+// path: a model folder (or a file inside one). ModelError when it cannot be loaded.
+std::shared_ptr<const Model> load_model(const std::string& path);
+
+// The folder of the default model: $S2S_MODEL, else models/<name> next to the executable or in
+// its install prefix (share/s2s/models/<name>). `executable` is argv[0]'s resolved path.
+std::string default_model_path(const std::string& executable);
+
+}  // namespace s2s::formats

@@ -1,0 +1,36 @@
+#include "s2s/model/model.h"
+
+namespace s2s {
+
+Model::Model(ModelConfig config, WeightStore weights, std::unique_ptr<text::TextCodec> codec,
+             ModelInfo info)
+    : config_(std::move(config)),
+      weights_(std::move(weights)),
+      codec_(std::move(codec)),
+      info_(std::move(info)) {
+  const std::vector<std::string> problems = config_.validate();
+  if (!problems.empty()) {
+    std::string message = weights_.source() + ": invalid model: ";
+    for (std::size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];
+    throw ModelError(message);
+  }
+  const dim_t d = config_.d_model;
+  info_.parameters = weights_.parameter_count();
+  Tensor positions;
+  if (config_.positions == PositionEncoding::learned)
+    positions = weights_.take("positions", {config_.max_positions, d});
+  encoder_ = std::make_unique<Encoder>(
+      weights_, config_, weights_.take("encoder/embeddings", {config_.source_vocab_size, d}),
+      positions.view());
+  decoder_ = std::make_unique<Decoder>(
+      weights_, config_, weights_.take("decoder/embeddings", {config_.target_vocab_size, d}),
+      positions.view());
+  const std::vector<std::string> unused = weights_.untaken();
+  if (!unused.empty()) {
+    std::string names;
+    for (const std::string& n : unused) names += (names.empty() ? "" : ", ") + n;
+    throw ModelError(weights_.source() + ": tensors not used by the model: " + names);
+  }
+}
+
+}  // namespace s2s

@@ -1,0 +1,211 @@
+// Parity of the engine with the numpy reference (tools/reference/marian_ref.py) on the tiny
+// Marian fixtures of tests/data/models: encoder output, teacher-forced logits, step-by-step
+// logits and greedy translations. Also: step == forward_all, and padding never changes a result.
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+
+#include "s2s/batch/batch.h"
+#include "s2s/formats/detect.h"
+#include "s2s/formats/npz.h"
+#include "s2s/search/greedy.h"
+#include "test_utils.h"
+
+namespace s2s {
+namespace {
+
+constexpr double kTolerance = 1e-4;  // relative error on float32 logits (DESIGN.md §4)
+
+const char* const kFixtures[] = {
+    "marian-postnorm-swish-tiedall",
+    "marian-prenorm-relu-untied",
+    "marian-ymlids-gelu-tied",
+    "marian-ffn3-learnedpos-legacyW",
+};
+
+struct Golden {
+  formats::NpzArchive npz;
+  explicit Golden(const std::string& name)
+      : npz(test::data_path("golden/" + name + ".npz")) {}
+  Tensor get(const char* key) const { return npz.read_tensor(key); }
+};
+
+std::vector<std::int32_t> row(const Tensor& ids, dim_t b, dim_t length) {
+  const std::int32_t* p = ids.data<std::int32_t>() + b * ids.dim(1);
+  return std::vector<std::int32_t>(p, p + length);
+}
+
+std::vector<std::int32_t> lengths_of(const Tensor& t) {
+  const std::int32_t* p = t.data<std::int32_t>();
+  return std::vector<std::int32_t>(p, p + t.numel());
+}
+
+// Zeroes positions t >= lengths[b] of a [B, T, ...] tensor, so padded rows compare equal.
+void zero_padding(Tensor& t, const std::vector<std::int32_t>& lengths) {
+  const dim_t steps = t.dim(1), inner = t.numel() / (t.dim(0) * std::max<dim_t>(steps, 1));
+  float* p = t.data<float>();
+  for (dim_t b = 0; b < t.dim(0); ++b)
+    std::fill(p + (b * steps + lengths[b]) * inner, p + (b + 1) * steps * inner, 0.0f);
+}
+
+// Prints the element-wise figure that is checked, and the norm-wise one (max |a-b| / max |b|).
+void report(const std::string& fixture, const char* what, const Tensor& actual,
+            const Tensor& expected) {
+  std::printf("parity %-32s %-20s max rel error %.2g (norm-wise %.2g)\n", fixture.c_str(), what,
+              test::compare(actual, expected).max_rel_error,
+              test::compare(actual, expected, 1.0).max_rel_error);
+}
+
+}  // namespace
+
+TEST_CASE("Marian fixtures match the numpy reference", "[model][parity]") {
+  for (const char* name : kFixtures) {
+    SECTION(name) {
+      const auto model = formats::load_model(test::data_path(std::string("models/") + name));
+      const Golden golden(name);
+      const Tensor src_ids = golden.get("src_ids");
+      const std::vector<std::int32_t> src_lengths = lengths_of(golden.get("src_lengths"));
+      const dim_t batch = src_ids.dim(0);
+
+      // Text -> ids through SentencePiece and the vocabulary, </s> appended.
+      std::ifstream sources(test::data_path(std::string("golden/") + name + ".sources.txt"));
+      std::string line;
+      for (dim_t b = 0; b < batch; ++b) {
+        REQUIRE(std::getline(sources, line));
+        CHECK(model->codec().encode_source(line) == row(src_ids, b, src_lengths[b]));
+      }
+
+      // Encoder output.
+      EncoderOutput encoded = model->encoder().forward(src_ids, src_lengths);
+      zero_padding(encoded.memory, src_lengths);
+      const Tensor enc_expected = golden.get("encoder_out");
+      const auto enc_cmp = test::compare(encoded.memory, enc_expected);
+      report(name, "encoder output", encoded.memory, enc_expected);
+      INFO(enc_cmp.describe());
+      CHECK(enc_cmp.max_rel_error <= kTolerance);
+
+      // Teacher-forced logits.
+      const Tensor tgt_ids = golden.get("tgt_ids");
+      const std::vector<std::int32_t> tgt_lengths = lengths_of(golden.get("tgt_lengths"));
+      Tensor logits;
+      model->decoder().forward_all(encoded, tgt_ids, logits);
+      zero_padding(logits, tgt_lengths);
+      const Tensor all_expected = golden.get("forward_all_logits");
+      const auto all_cmp = test::compare(logits, all_expected);
+      report(name, "forward_all logits", logits, all_expected);
+      INFO(all_cmp.describe());
+      CHECK(all_cmp.max_rel_error <= kTolerance);
+
+      // Greedy decoding, each sentence alone: step logits and tokens.
+      const Tensor greedy_ids = golden.get("greedy_ids");
+      const Tensor greedy_logits = golden.get("greedy_logits");
+      double worst = 0.0, worst_normwise = 0.0;
+      for (dim_t b = 0; b < batch; ++b) {
+        std::vector<std::int32_t> expected;
+        for (dim_t t = 0; t < greedy_ids.dim(1); ++t) {
+          const std::int32_t id = greedy_ids.data<std::int32_t>()[b * greedy_ids.dim(1) + t];
+          if (id >= 0) expected.push_back(id);
+        }
+        const Batch one = make_batch({row(src_ids, b, src_lengths[b])});
+        const EncoderOutput enc1 = model->encoder().forward(one.ids, one.lengths);
+        const std::vector<Hypothesis> hyps = greedy_search(*model, enc1, SearchOptions{});
+        CHECK(hyps[0].ids == expected);
+
+        DecoderState state = model->decoder().start(enc1, static_cast<dim_t>(expected.size()));
+        std::int32_t previous = model->decoder().start_id();
+        Tensor step_logits;
+        for (std::size_t t = 0; t < expected.size(); ++t) {
+          model->decoder().step(state, {previous}, step_logits);
+          const Tensor want = greedy_logits.slice(0, b, b + 1).slice(1, t, t + 1).clone();
+          Tensor got = step_logits.view();
+          got.reshape(want.shape());
+          worst = std::max(worst, test::compare(got, want).max_rel_error);
+          worst_normwise = std::max(worst_normwise, test::compare(got, want, 1.0).max_rel_error);
+          previous = expected[t];
+        }
+      }
+      std::printf("parity %-32s %-20s max rel error %.2g (norm-wise %.2g)\n", name,
+                  "greedy step logits", worst, worst_normwise);
+      CHECK(worst <= kTolerance);
+    }
+  }
+}
+
+TEST_CASE("step-by-step logits equal forward_all logits", "[model]") {
+  for (const char* name : kFixtures) {
+    SECTION(name) {
+      const auto model = formats::load_model(test::data_path(std::string("models/") + name));
+      const Golden golden(name);
+      const Tensor src_ids = golden.get("src_ids");
+      const Tensor tgt_ids = golden.get("tgt_ids");
+      const std::vector<std::int32_t> src_lengths = lengths_of(golden.get("src_lengths"));
+      const std::vector<std::int32_t> tgt_lengths = lengths_of(golden.get("tgt_lengths"));
+      const EncoderOutput encoded = model->encoder().forward(src_ids, src_lengths);
+      Tensor all;
+      model->decoder().forward_all(encoded, tgt_ids, all);
+      zero_padding(all, tgt_lengths);
+
+      const dim_t batch = tgt_ids.dim(0), steps = tgt_ids.dim(1);
+      DecoderState state = model->decoder().start(encoded, steps);
+      Tensor stepped(all.shape()), logits;
+      std::vector<std::int32_t> previous(batch, model->decoder().start_id());
+      for (dim_t t = 0; t < steps; ++t) {
+        model->decoder().step(state, previous, logits);
+        Tensor slot = stepped.slice(1, t, t + 1);
+        Tensor src = logits.reshaped({batch, 1, logits.dim(1)});
+        slot.copy_from(src);
+        for (dim_t b = 0; b < batch; ++b) previous[b] = tgt_ids.data<std::int32_t>()[b * steps + t];
+      }
+      zero_padding(stepped, tgt_lengths);
+      S2S_CHECK_CLOSE(stepped, all, kTolerance);
+    }
+  }
+}
+
+TEST_CASE("padding never changes a sentence's result", "[model]") {
+  for (const char* name : kFixtures) {
+    SECTION(name) {
+      const auto model = formats::load_model(test::data_path(std::string("models/") + name));
+      const Golden golden(name);
+      const Tensor src_ids = golden.get("src_ids");
+      const std::vector<std::int32_t> lengths = lengths_of(golden.get("src_lengths"));
+      const dim_t shortest = std::min_element(lengths.begin(), lengths.end()) - lengths.begin();
+      const std::vector<std::int32_t> alone_ids = row(src_ids, shortest, lengths[shortest]);
+
+      const Batch alone = make_batch({alone_ids});
+      const EncoderOutput enc_alone = model->encoder().forward(alone.ids, alone.lengths);
+      std::vector<std::vector<std::int32_t>> all;
+      for (dim_t b = 0; b < src_ids.dim(0); ++b) all.push_back(row(src_ids, b, lengths[b]));
+      const Batch padded = make_batch(all);
+      const EncoderOutput enc_batch = model->encoder().forward(padded.ids, padded.lengths);
+      Tensor mine = enc_batch.memory.slice(0, shortest, shortest + 1).slice(1, 0, lengths[shortest]).clone();
+      S2S_CHECK_CLOSE(mine, enc_alone.memory, kTolerance);
+
+      const auto hyp_alone = greedy_search(*model, enc_alone, SearchOptions{});
+      const auto hyp_batch = greedy_search(*model, enc_batch, SearchOptions{});
+      CHECK(hyp_batch[shortest].ids == hyp_alone[0].ids);
+      CHECK(std::abs(hyp_batch[shortest].score - hyp_alone[0].score) < 1e-4);
+    }
+  }
+}
+
+}  // namespace s2s
+
+namespace s2s {
+
+TEST_CASE("decoding steps allocate no tensor memory once a batch has started", "[model]") {
+  const auto model = formats::load_model(test::data_path("models/marian-postnorm-swish-tiedall"));
+  const Batch batch = make_batch({{5, 6, 7, 8, 0}, {9, 10, 0}, {11, 0}});
+  const EncoderOutput encoded = model->encoder().forward(batch.ids, batch.lengths);
+  DecoderState state = model->decoder().start(encoded, 12);
+  Tensor logits;
+  std::vector<std::int32_t> previous(3, model->decoder().start_id());
+  model->decoder().step(state, previous, logits);  // the first step sizes the temporaries
+  previous = {4, 4, 4};
+  model->decoder().step(state, previous, logits);
+  const std::size_t before = Tensor::allocation_count();
+  for (int t = 2; t < 12; ++t) model->decoder().step(state, previous, logits);
+  CHECK(Tensor::allocation_count() == before);
+}
+
+}  // namespace s2s
