@@ -17,9 +17,8 @@ TEST_CASE("PackedMatmul matches the reference matmul on the unpacked weight", "[
     for (dim_t n : sizes) {
       const Tensor weight = test::random_tensor(transposed ? Shape{n, k} : Shape{k, n}, seed++);
       const Tensor bias = test::random_tensor({n}, seed++);
-      const ops::PackedMatmul packed(weight,
-                                     transposed ? ops::WeightLayout::out_in : ops::WeightLayout::in_out,
-                                     with_bias ? &bias : nullptr);
+      const auto layout = transposed ? ops::WeightLayout::out_in : ops::WeightLayout::in_out;
+      const ops::PackedMatmul packed(weight, layout, with_bias ? &bias : nullptr);
       CHECK(packed.in_features() == k);
       CHECK(packed.out_features() == n);
       ops::MatmulOptions options;
