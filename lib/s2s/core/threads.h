@@ -3,7 +3,8 @@
 
 namespace s2s {
 
-// n <= 0 means "all cores". Call before translating; it applies to the whole process.
+// n > 0: exactly n threads. n <= 0: OMP_NUM_THREADS when it is set, else all cores.
+// Call before translating; it applies to the whole process.
 void set_num_threads(int n);
 int num_threads();
 
