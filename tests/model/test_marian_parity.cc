@@ -209,3 +209,33 @@ TEST_CASE("decoding steps allocate no tensor memory once a batch has started", "
 }
 
 }  // namespace s2s
+
+#include "s2s/core/threads.h"
+
+namespace s2s {
+
+TEST_CASE("two compute threads give the same greedy translations", "[model][threads]") {
+  const int before = num_threads();
+  set_num_threads(2);
+  for (const char* name : kFixtures) {
+    const auto model = formats::load_model(test::data_path(std::string("models/") + name));
+    const Golden golden(name);
+    const Tensor src_ids = golden.get("src_ids");
+    const std::vector<std::int32_t> lengths = lengths_of(golden.get("src_lengths"));
+    const EncoderOutput encoded = model->encoder().forward(src_ids, lengths);
+    const std::vector<Hypothesis> hyps = greedy_search(*model, encoded, SearchOptions{});
+    const Tensor greedy_ids = golden.get("greedy_ids");
+    for (dim_t b = 0; b < src_ids.dim(0); ++b) {
+      std::vector<std::int32_t> expected;
+      for (dim_t t = 0; t < greedy_ids.dim(1); ++t) {
+        const std::int32_t id = greedy_ids.data<std::int32_t>()[b * greedy_ids.dim(1) + t];
+        if (id >= 0) expected.push_back(id);
+      }
+      INFO(name << " sentence " << b);
+      CHECK(hyps[b].ids == expected);
+    }
+  }
+  set_num_threads(before);
+}
+
+}  // namespace s2s
