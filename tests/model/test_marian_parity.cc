@@ -40,6 +40,16 @@ std::vector<std::int32_t> lengths_of(const Tensor& t) {
   return std::vector<std::int32_t>(p, p + t.numel());
 }
 
+// The reference's greedy ids of sentence b (the golden array is right-padded with -1).
+std::vector<std::int32_t> greedy_row(const Tensor& greedy_ids, dim_t b) {
+  std::vector<std::int32_t> ids;
+  for (dim_t t = 0; t < greedy_ids.dim(1); ++t) {
+    const std::int32_t id = greedy_ids.data<std::int32_t>()[b * greedy_ids.dim(1) + t];
+    if (id >= 0) ids.push_back(id);
+  }
+  return ids;
+}
+
 // Zeroes positions t >= lengths[b] of a [B, T, ...] tensor, so padded rows compare equal.
 void zero_padding(Tensor& t, const std::vector<std::int32_t>& lengths) {
   const dim_t steps = t.dim(1), inner = t.numel() / (t.dim(0) * std::max<dim_t>(steps, 1));
@@ -101,11 +111,7 @@ TEST_CASE("Marian fixtures match the numpy reference", "[model][parity]") {
       const Tensor greedy_logits = golden.get("greedy_logits");
       double worst = 0.0, worst_normwise = 0.0;
       for (dim_t b = 0; b < batch; ++b) {
-        std::vector<std::int32_t> expected;
-        for (dim_t t = 0; t < greedy_ids.dim(1); ++t) {
-          const std::int32_t id = greedy_ids.data<std::int32_t>()[b * greedy_ids.dim(1) + t];
-          if (id >= 0) expected.push_back(id);
-        }
+        const std::vector<std::int32_t> expected = greedy_row(greedy_ids, b);
         const Batch one = make_batch({row(src_ids, b, src_lengths[b])});
         const EncoderOutput enc1 = model->encoder().forward(one.ids, one.lengths);
         const std::vector<Hypothesis> hyps = greedy_search(*model, enc1, SearchOptions{});
@@ -226,13 +232,8 @@ TEST_CASE("two compute threads give the same greedy translations", "[model][thre
     const std::vector<Hypothesis> hyps = greedy_search(*model, encoded, SearchOptions{});
     const Tensor greedy_ids = golden.get("greedy_ids");
     for (dim_t b = 0; b < src_ids.dim(0); ++b) {
-      std::vector<std::int32_t> expected;
-      for (dim_t t = 0; t < greedy_ids.dim(1); ++t) {
-        const std::int32_t id = greedy_ids.data<std::int32_t>()[b * greedy_ids.dim(1) + t];
-        if (id >= 0) expected.push_back(id);
-      }
       INFO(name << " sentence " << b);
-      CHECK(hyps[b].ids == expected);
+      CHECK(hyps[b].ids == greedy_row(greedy_ids, b));
     }
   }
   set_num_threads(before);

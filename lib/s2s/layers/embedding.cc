@@ -41,34 +41,34 @@ Embedding::Embedding(WeightStore& weights, const std::string& stack, Tensor tabl
     norm_ = LayerNorm(weights, stack + "/emb_norm", config.d_model, config.layer_norm_epsilon);
 }
 
-void Embedding::operator()(const Tensor& ids, dim_t first_position, Tensor& out) const {
+void Embedding::operator()(const Tensor& ids, dim_t first_position, EmbeddingScratch& s,
+                           Tensor& out) const {
   S2S_CHECK(ids.rank() == 2 && ids.dtype() == DataType::i32, "ids must be int32 [B, T], got ",
             to_string(ids.shape()));
   const dim_t batch = ids.dim(0), steps = ids.dim(1), d = table_.dim(1);
 
   // -1 (the zero start vector) is looked up as row 0 and zeroed afterwards.
-  thread_local Tensor lookup_ids;
-  lookup_ids.resize({batch * steps}, DataType::i32);
+  s.lookup_ids.resize({batch * steps}, DataType::i32);
   const std::int32_t* in = ids.data<std::int32_t>();
-  std::int32_t* lookup = lookup_ids.data<std::int32_t>();
+  std::int32_t* lookup = s.lookup_ids.data<std::int32_t>();
   for (dim_t i = 0; i < batch * steps; ++i) lookup[i] = in[i] < 0 ? 0 : in[i];
   out.resize({batch, steps, d}, DataType::f32);
   Tensor rows_out = out.reshaped({batch * steps, d});
-  ops::gather_rows(table_, lookup_ids, rows_out);
+  ops::gather_rows(table_, s.lookup_ids, rows_out);
   float* o = out.data<float>();
   for (dim_t i = 0; i < batch * steps; ++i)
     if (in[i] < 0) std::fill(o + i * d, o + (i + 1) * d, 0.0f);
 
-  thread_local Tensor pe;
+  Tensor& pe = s.positions;
   if (kind_ == PositionEncoding::learned) {
     // Marian clamps positions past the table to its last row.
-    thread_local Tensor rows;
-    rows.resize({steps}, DataType::i32);
+    s.position_rows.resize({steps}, DataType::i32);
     const dim_t last = learned_positions_.dim(0) - 1;
     for (dim_t t = 0; t < steps; ++t)
-      rows.data<std::int32_t>()[t] = static_cast<std::int32_t>(std::min(first_position + t, last));
+      s.position_rows.data<std::int32_t>()[t] =
+          static_cast<std::int32_t>(std::min(first_position + t, last));
     pe.resize({steps, d}, DataType::f32);
-    ops::gather_rows(learned_positions_, rows, pe);
+    ops::gather_rows(learned_positions_, s.position_rows, pe);
   } else if (kind_ != PositionEncoding::none) {
     sinusoid_positions(kind_, first_position, steps, d, pe);
   }

@@ -14,6 +14,13 @@ namespace s2s::layers {
 // Computed in float32 as Marian does (model-formats.md §1.5; HF uses D/2 instead of D/2-1).
 void sinusoid_positions(PositionEncoding kind, dim_t first, dim_t count, dim_t d, Tensor& out);
 
+// Temporaries of one embedding call, kept by the caller between steps.
+struct EmbeddingScratch {
+  Tensor lookup_ids;  // int32 [B·T]: ids with the zero-vector start (-1) mapped to row 0
+  Tensor position_rows;  // int32 [T]: learned-table rows
+  Tensor positions;   // [T, D]
+};
+
 class Embedding {
  public:
   Embedding() = default;
@@ -23,7 +30,7 @@ class Embedding {
             const ModelConfig& config);
 
   // ids: int32 [B, T]; token t of every row sits at position first_position + t. out: [B, T, D].
-  void operator()(const Tensor& ids, dim_t first_position, Tensor& out) const;
+  void operator()(const Tensor& ids, dim_t first_position, EmbeddingScratch& s, Tensor& out) const;
 
   const Tensor& table() const { return table_; }
 

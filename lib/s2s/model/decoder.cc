@@ -41,7 +41,7 @@ DecoderState Decoder::start(const EncoderOutput& encoded, dim_t max_steps) const
   const dim_t head_dim = d_model_ / heads_;
   DecoderState state;
   state.capacity_ = max_steps;
-  state.source_lengths = encoded.lengths;
+  state.source_lengths_ = encoded.lengths;
   layers::padding_counts(encoded.lengths, heads_, 1, state.cross_visible_);
   state.layers_.resize(layers_.size());
   for (std::size_t i = 0; i < layers_.size(); ++i) {
@@ -70,9 +70,9 @@ void Decoder::step(DecoderState& state, const std::vector<std::int32_t>& previou
   state.ids_.resize({batch, 1}, DataType::i32);
   std::copy(previous.begin(), previous.end(), state.ids_.data<std::int32_t>());
   Tensor& x = state.x_;
-  embedding_(state.ids_, t, x);  // [B, 1, D] at position t
-
   LayerScratch& s = state.scratch_;
+  embedding_(state.ids_, t, s.embedding, x);  // [B, 1, D] at position t
+
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     const Layer& layer = layers_[i];
     LayerCache& cache = state.layers_[i];
@@ -107,11 +107,11 @@ void Decoder::forward_all(const EncoderOutput& encoded, const Tensor& target,
     for (dim_t t = 0; t < steps; ++t) in[b * steps + t] = t == 0 ? start_id_ : gold[b * steps + t - 1];
 
   Tensor x;
-  embedding_(inputs, 0, x);
+  LayerScratch s;
+  embedding_(inputs, 0, s.embedding, x);
   Tensor causal, cross_visible, cross_keys, cross_values;
   layers::causal_counts(batch, heads_, steps, causal);
   layers::padding_counts(encoded.lengths, heads_, steps, cross_visible);
-  LayerScratch s;
   for (const Layer& layer : layers_) {
     const Tensor& y = layer.self_block.pre(x, s.normed);
     layer.self_attention.project_kv(y, s.keys, s.values, s.attention);

@@ -35,10 +35,10 @@ void DecoderState::select_rows(const std::vector<std::int32_t>& rows) {
     gather_into(layer.cross_values, row_ids, spare_);
   }
   std::vector<std::int32_t> lengths(n);
-  for (dim_t i = 0; i < n; ++i) lengths[i] = source_lengths[rows[i]];
-  source_lengths = std::move(lengths);
+  for (dim_t i = 0; i < n; ++i) lengths[i] = source_lengths_[rows[i]];
+  source_lengths_ = std::move(lengths);
   const dim_t heads = cross_visible_.dim(1);
-  layers::padding_counts(source_lengths, heads, 1, cross_visible_);
+  layers::padding_counts(source_lengths_, heads, 1, cross_visible_);
 }
 
 }  // namespace s2s

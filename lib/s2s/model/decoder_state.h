@@ -20,7 +20,7 @@ struct LayerCache {
 
 class DecoderState {
  public:
-  dim_t batch_size() const { return static_cast<dim_t>(source_lengths.size()); }
+  dim_t batch_size() const { return static_cast<dim_t>(source_lengths_.size()); }
   dim_t step() const { return step_; }
   dim_t capacity() const { return capacity_; }
 
@@ -33,7 +33,7 @@ class DecoderState {
 
   dim_t step_ = 0;
   dim_t capacity_ = 0;
-  std::vector<std::int32_t> source_lengths;
+  std::vector<std::int32_t> source_lengths_;
   std::vector<LayerCache> layers_;
   Tensor cross_visible_;  // int32 [B, H, 1]: source length per row for cross-attention
   // Per-step temporaries.

@@ -29,11 +29,11 @@ EncoderOutput Encoder::forward(const Tensor& ids, const std::vector<std::int32_t
   EncoderOutput out;
   out.lengths = lengths;
   Tensor& x = out.memory;
-  embedding_(ids, 0, x);
+  LayerScratch s;
+  embedding_(ids, 0, s.embedding, x);
 
   Tensor visible;  // padding mask: every query of sentence b sees its lengths[b] keys
   layers::padding_counts(lengths, heads_, ids.dim(1), visible);
-  LayerScratch s;
   for (const Layer& layer : layers_) {
     const Tensor& y = layer.self_block.pre(x, s.normed);
     layer.self_attention.project_kv(y, s.keys, s.values, s.attention);

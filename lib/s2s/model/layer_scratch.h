@@ -3,6 +3,7 @@
 #pragma once
 
 #include "s2s/layers/attention.h"
+#include "s2s/layers/embedding.h"
 
 namespace s2s {
 
@@ -14,6 +15,7 @@ struct LayerScratch {
   Tensor hidden;     // feed-forward hidden [B, T, F]
   Tensor hidden2;
   layers::AttentionScratch attention;
+  layers::EmbeddingScratch embedding;
 };
 
 }  // namespace s2s
