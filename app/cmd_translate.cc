@@ -41,7 +41,10 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   std::vector<std::string> lines;
   std::string line;
   auto flush = [&]() {
-    for (const std::string& result : translator.translate(lines)) out << result << '\n';
+    for (const Translation& t : translator.translate(lines))
+      out << (t.hypotheses.empty() ? std::string()
+                                   : translator.model().codec().decode_target(t.hypotheses[0].ids))
+          << '\n';
     out.flush();
     lines.clear();
   };
@@ -67,6 +70,8 @@ void set_translate_command(CLI::App& app, const Context& context) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--max-length-factor", args->options.search.max_length_factor,
                   "Maximum target length as a multiple of the source length")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("-b,--beam-size", args->options.search.beam_size, "Beam size (1 = greedy)")
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--allow-unk", args->options.search.allow_unk, "Allow <unk> in translations");
   cmd->callback([args, &context]() { run_translate(*args, context); });

@@ -57,7 +57,7 @@ TEST_CASE("s2s translate gives the greedy translation, one line per line", "[cli
         input += line + "\n\n  \n";
         expected += model->codec().decode_target(ids) + "\n\n\n";
       }
-      const auto r = test::run_s2s("translate " + model_arg(name), input);
+      const auto r = test::run_s2s("translate --beam-size 1 " + model_arg(name), input);
       INFO(r.err);
       REQUIRE(r.exit_code == 0);
       CHECK(r.out == expected);
@@ -68,7 +68,7 @@ TEST_CASE("s2s translate gives the greedy translation, one line per line", "[cli
       for (std::size_t p = 0; (p = crlf.find('\n', p)) != std::string::npos; p += 2)
         crlf.replace(p, 1, "\r\n");
       crlf.resize(crlf.size() - 2);  // drop the final CRLF
-      const auto r2 = test::run_s2s("translate --batch-size 2 " + model_arg(name), crlf);
+      const auto r2 = test::run_s2s("translate -b 1 --batch-size 2 " + model_arg(name), crlf);
       CHECK(r2.out == expected);
     }
   }

@@ -4,7 +4,7 @@
 #include <numeric>
 
 #include "s2s/batch/batch.h"
-#include "s2s/search/greedy.h"
+#include "s2s/search/beam.h"
 
 namespace s2s {
 
@@ -18,8 +18,8 @@ Translator::Translator(std::shared_ptr<const Model> model, TranslateOptions opti
   if (options_.batch_size < 1) throw UsageError("batch size must be at least 1");
 }
 
-std::vector<std::string> Translator::translate(const std::vector<std::string>& lines) const {
-  std::vector<std::string> results(lines.size());
+std::vector<Translation> Translator::translate(const std::vector<std::string>& lines) const {
+  std::vector<Translation> results(lines.size());
   std::vector<std::vector<std::int32_t>> ids(lines.size());
   std::vector<std::size_t> order;  // indices of lines that need the model
   for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -37,9 +37,9 @@ std::vector<std::string> Translator::translate(const std::vector<std::string>& l
     for (std::size_t k = start; k < end; ++k) sequences.push_back(ids[order[k]]);
     const Batch batch = make_batch(sequences, model_->config().source_eos_id);
     const EncoderOutput encoded = model_->encoder().forward(batch.ids, batch.lengths);
-    const std::vector<Hypothesis> hyps = greedy_search(*model_, encoded, options_.search);
+    std::vector<std::vector<Hypothesis>> found = beam_search(*model_, encoded, options_.search);
     for (std::size_t k = start; k < end; ++k)
-      results[order[k]] = model_->codec().decode_target(hyps[k - start].ids);
+      results[order[k]].hypotheses = std::move(found[k - start]);
   }
   return results;
 }

@@ -1,6 +1,4 @@
-// Greedy search: at every step each row takes its most probable next token (log-softmax
-// argmax, <unk> suppressed unless allowed). Rows that finish (</s> or their length limit) leave
-// the batch through DecoderState::select_rows, so a sentence's result never depends on others.
+// Greedy search is beam search with a beam of one (search/beam.h): one code path for both.
 #pragma once
 
 #include <vector>
@@ -11,7 +9,7 @@
 
 namespace s2s {
 
-// One hypothesis per row of `encoded`, in row order.
+// One hypothesis per row of `encoded`, in row order; options.beam_size and n_best are ignored.
 std::vector<Hypothesis> greedy_search(const Model& model, const EncoderOutput& encoded,
                                       const SearchOptions& options);
 

@@ -7,9 +7,10 @@
 namespace s2s {
 
 struct Hypothesis {
-  std::vector<std::int32_t> ids;   // target tokens, ending in </s> unless cut by the length limit
-  std::vector<float> token_scores; // log-probability of each token
-  float score = 0.0f;              // sum of token_scores
+  std::vector<std::int32_t> ids;    // target tokens, ending in </s> unless cut by the length limit
+  std::vector<float> token_scores;  // log-probability of each token
+  float score = 0.0f;               // sum of token_scores (Marian's F0 model score)
+  float normalized_score = 0.0f;    // (score - word_penalty·L) / L^normalize, L = ids.size()
 };
 
 }  // namespace s2s

@@ -1,9 +1,16 @@
-// SearchOptions: what a user can change per translate call, with marian-decoder's defaults.
+// SearchOptions: what a user can change per translate call. Defaults are marian-decoder's
+// (model-formats.md §1.6); an OPUS-MT decoder.yml usually sets beam-size 4 or 6 and normalize 1.
 #pragma once
+
+#include "s2s/core/shape.h"
 
 namespace s2s {
 
 struct SearchOptions {
+  dim_t beam_size = 12;            // 1 = greedy
+  bool n_best = false;             // keep the whole final beam, not only the best
+  float normalize = 0.0f;          // length-normalisation exponent α: score / L^α
+  float word_penalty = 0.0f;       // subtracted once per target token (L counts </s>)
   float max_length_factor = 3.0f;  // at most ceil(factor × source length incl. </s>) tokens
   bool allow_unk = false;          // marian-decoder suppresses <unk> unless --allow-unk
 };

@@ -1,0 +1,150 @@
+#include "s2s/search/beam.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "s2s/ops/softmax.h"
+#include "s2s/ops/topk.h"
+#include "s2s/search/greedy.h"
+#include "s2s/search/scoring_rules.h"
+
+namespace s2s {
+namespace {
+
+// A live hypothesis: one row of the decoder state.
+struct Live {
+  std::int32_t sentence;
+  Hypothesis hypothesis;
+};
+
+// A possible extension: state row `row` followed by `token`, with its accumulated score.
+struct Candidate {
+  float score;
+  std::int32_t row;
+  std::int32_t token;
+};
+
+struct SentenceBeam {
+  dim_t width;  // B_cur: shrinks by one for every hypothesis that finishes with </s>
+  dim_t limit;  // maximum target length in tokens
+  std::vector<Hypothesis> finished;
+};
+
+// log_probs = log-softmax of the logits, <unk> suppressed; scores = log_probs + the parent's
+// accumulated score (Marian accumulates in float32 in this order).
+void expand(const Model& model, const std::vector<Live>& live, const SearchOptions& options,
+            const Tensor& logits, Tensor& log_probs, Tensor& scores) {
+  ops::log_softmax(logits, log_probs);
+  const dim_t vocab = log_probs.dim(1);
+  const std::int32_t unk = model.config().unk_id;
+  scores.resize(log_probs.shape());
+  float* lp = log_probs.data<float>();
+  float* s = scores.data<float>();
+  for (std::size_t r = 0; r < live.size(); ++r) {
+    const dim_t offset = static_cast<dim_t>(r) * vocab;
+    if (!options.allow_unk && unk >= 0) lp[offset + unk] = std::numeric_limits<float>::lowest();
+    const float base = live[r].hypothesis.score;
+    for (dim_t v = 0; v < vocab; ++v) s[offset + v] = lp[offset + v] + base;
+    if (!options.allow_unk && unk >= 0) s[offset + unk] = std::numeric_limits<float>::lowest();
+  }
+}
+
+// The best `width` extensions of one sentence whose live rows are [first, last). Each row's own
+// top-k (values/indices) holds every candidate that can win, so only those are compared.
+std::vector<Candidate> select(const Tensor& values, const Tensor& indices, dim_t first,
+                              dim_t last, dim_t width) {
+  const dim_t k = values.dim(1);
+  std::vector<Candidate> candidates;
+  for (dim_t r = first; r < last; ++r)
+    for (dim_t j = 0; j < k; ++j)
+      candidates.push_back({values.data<float>()[r * k + j], static_cast<std::int32_t>(r),
+                            indices.data<std::int32_t>()[r * k + j]});
+  // Higher score first; ties to the lower (row, token), i.e. the lower flat index.
+  const auto better = [](const Candidate& a, const Candidate& b) {
+    if (a.score != b.score) return a.score > b.score;
+    return a.row != b.row ? a.row < b.row : a.token < b.token;
+  };
+  const dim_t keep = std::min<dim_t>(width, static_cast<dim_t>(candidates.size()));
+  std::partial_sort(candidates.begin(), candidates.begin() + keep, candidates.end(), better);
+  candidates.resize(keep);
+  return candidates;
+}
+
+void finish(SentenceBeam& beam, Hypothesis hypothesis, const SearchOptions& options) {
+  hypothesis.normalized_score = normalized_score(hypothesis.score, hypothesis.ids.size(), options);
+  beam.finished.push_back(std::move(hypothesis));
+}
+
+// Best first by normalized score; equal scores keep the order in which they finished.
+std::vector<Hypothesis> ranked(std::vector<Hypothesis> finished, bool n_best) {
+  std::stable_sort(finished.begin(), finished.end(), [](const Hypothesis& a, const Hypothesis& b) {
+    return a.normalized_score > b.normalized_score;
+  });
+  if (!n_best && finished.size() > 1) finished.resize(1);
+  return finished;
+}
+
+}  // namespace
+
+std::vector<std::vector<Hypothesis>> beam_search(const Model& model, const EncoderOutput& encoded,
+                                                 const SearchOptions& options) {
+  if (options.beam_size < 1) throw UsageError("beam size must be at least 1");
+  const dim_t batch = static_cast<dim_t>(encoded.lengths.size());
+  std::vector<SentenceBeam> beams(batch);
+  dim_t longest = 0;
+  std::vector<Live> live;
+  for (dim_t b = 0; b < batch; ++b) {
+    beams[b].width = options.beam_size;
+    beams[b].limit = max_target_length(encoded.lengths[b], options);
+    longest = std::max(longest, beams[b].limit);
+    live.push_back({static_cast<std::int32_t>(b), Hypothesis{}});  // the start state
+  }
+  std::vector<std::vector<Hypothesis>> results(batch);
+  if (batch == 0) return results;
+
+  const std::int32_t eos = model.config().eos_id;
+  DecoderState state = model.decoder().start(encoded, longest);
+  std::vector<std::int32_t> previous(batch, model.decoder().start_id());
+  Tensor logits, log_probs, scores, top_values, top_indices;
+  while (!live.empty()) {
+    model.decoder().step(state, previous, logits);
+    expand(model, live, options, logits, log_probs, scores);
+    dim_t k = 1;
+    for (const SentenceBeam& beam : beams) k = std::max(k, beam.width);
+    ops::topk(scores, std::min(k, scores.dim(1)), top_values, top_indices);
+
+    std::vector<Live> next;
+    std::vector<std::int32_t> rows;  // parent state row of each next live hypothesis
+    previous.clear();
+    for (std::size_t first = 0; first < live.size();) {
+      std::size_t last = first;
+      const std::int32_t sentence = live[first].sentence;
+      while (last < live.size() && live[last].sentence == sentence) ++last;
+      SentenceBeam& beam = beams[sentence];
+      const std::vector<Candidate> chosen = select(top_values, top_indices, first, last, beam.width);
+      for (const Candidate& c : chosen) {
+        Hypothesis h = live[c.row].hypothesis;
+        h.ids.push_back(c.token);
+        h.token_scores.push_back(log_probs.data<float>()[c.row * log_probs.dim(1) + c.token]);
+        h.score = c.score;
+        if (c.token == eos) {
+          finish(beam, std::move(h), options);
+          --beam.width;
+        } else if (static_cast<dim_t>(h.ids.size()) >= beam.limit) {
+          finish(beam, std::move(h), options);  // cut at the length limit, without </s>
+        } else {
+          next.push_back({sentence, std::move(h)});
+          rows.push_back(c.row);
+          previous.push_back(c.token);
+        }
+      }
+      first = last;
+    }
+    live = std::move(next);
+    if (!live.empty()) state.select_rows(rows);
+  }
+  for (dim_t b = 0; b < batch; ++b) results[b] = ranked(std::move(beams[b].finished), options.n_best);
+  return results;
+}
+
+}  // namespace s2s
