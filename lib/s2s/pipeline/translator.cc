@@ -1,9 +1,9 @@
 #include "s2s/pipeline/translator.h"
 
 #include <algorithm>
-#include <numeric>
 
 #include "s2s/batch/batch.h"
+#include "s2s/batch/batcher.h"
 #include "s2s/search/beam.h"
 
 namespace s2s {
@@ -16,30 +16,29 @@ bool is_blank(const std::string& line) {
 Translator::Translator(std::shared_ptr<const Model> model, TranslateOptions options)
     : model_(std::move(model)), options_(options) {
   if (options_.batch_size < 1) throw UsageError("batch size must be at least 1");
+  if (options_.batch_tokens < 0) throw UsageError("batch tokens must not be negative");
 }
 
 std::vector<Translation> Translator::translate(const std::vector<std::string>& lines) const {
   std::vector<Translation> results(lines.size());
-  std::vector<std::vector<std::int32_t>> ids(lines.size());
-  std::vector<std::size_t> order;  // indices of lines that need the model
+  std::vector<std::vector<std::int32_t>> ids;  // encoded non-blank lines
+  std::vector<std::size_t> slot;               // their input positions
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (is_blank(lines[i])) continue;
-    ids[i] = model_->codec().encode_source(lines[i]);
-    order.push_back(i);
+    ids.push_back(model_->codec().encode_source(lines[i]));
+    slot.push_back(i);
   }
-  // Similar lengths together waste less padding; stable keeps equal lengths in input order.
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return ids[a].size() < ids[b].size(); });
-  const std::size_t batch_size = static_cast<std::size_t>(options_.batch_size);
-  for (std::size_t start = 0; start < order.size(); start += batch_size) {
-    const std::size_t end = std::min(order.size(), start + batch_size);
+  std::vector<std::size_t> lengths;
+  for (const auto& s : ids) lengths.push_back(s.size());
+  const BatchLimits limits{options_.batch_size, options_.batch_tokens};
+  for (const std::vector<std::size_t>& members : make_batches(lengths, limits)) {
     std::vector<std::vector<std::int32_t>> sequences;
-    for (std::size_t k = start; k < end; ++k) sequences.push_back(ids[order[k]]);
+    for (std::size_t m : members) sequences.push_back(ids[m]);
     const Batch batch = make_batch(sequences, model_->config().source_eos_id);
     const EncoderOutput encoded = model_->encoder().forward(batch.ids, batch.lengths);
     std::vector<std::vector<Hypothesis>> found = beam_search(*model_, encoded, options_.search);
-    for (std::size_t k = start; k < end; ++k)
-      results[order[k]].hypotheses = std::move(found[k - start]);
+    for (std::size_t k = 0; k < members.size(); ++k)
+      results[slot[members[k]]].hypotheses = std::move(found[k]);
   }
   return results;
 }
