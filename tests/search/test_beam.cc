@@ -1,0 +1,102 @@
+// Beam search against the numpy reference of Marian's rules (tools/reference/marian_search.py):
+// n-best lists token for token, scores within float tolerance, for every fixture at beam 1, 4
+// and 6, with and without length normalisation, word penalty and allow-unk. All sentences of a
+// fixture are searched as one batch, so this also shows that batching changes nothing.
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "s2s/batch/batch.h"
+#include "s2s/formats/detect.h"
+#include "s2s/search/beam.h"
+#include "test_utils.h"
+
+namespace s2s {
+namespace {
+
+constexpr double kScoreTolerance = 1e-4;  // relative, on summed float32 log-probabilities
+
+const char* const kFixtures[] = {
+    "marian-postnorm-swish-tiedall",
+    "marian-prenorm-relu-untied",
+    "marian-ymlids-gelu-tied",
+    "marian-ffn3-learnedpos-legacyW",
+};
+
+nlohmann::json load_golden(const std::string& name) {
+  std::ifstream in(test::data_path("golden/" + name + ".search.json"));
+  REQUIRE(in);
+  return nlohmann::json::parse(in);
+}
+
+bool close(double a, double b) {
+  return std::fabs(a - b) <= kScoreTolerance * std::max(1.0, std::fabs(b));
+}
+
+}  // namespace
+
+TEST_CASE("beam search matches the reference n-best lists", "[search][parity]") {
+  for (const char* name : kFixtures) {
+    SECTION(name) {
+      const auto model = formats::load_model(test::data_path(std::string("models/") + name));
+      const nlohmann::json golden = load_golden(name);
+      std::vector<std::vector<std::int32_t>> sources;
+      for (const auto& s : golden["sentences"]) sources.push_back(s["src_ids"].get<std::vector<std::int32_t>>());
+      const Batch batch = make_batch(sources, model->config().source_eos_id);
+      const EncoderOutput encoded = model->encoder().forward(batch.ids, batch.lengths);
+
+      for (const auto& run : golden["runs"]) {
+        SearchOptions options;
+        options.beam_size = run["beam_size"].get<dim_t>();
+        options.normalize = run["normalize"].get<float>();
+        options.word_penalty = run["word_penalty"].get<float>();
+        options.allow_unk = run["allow_unk"].get<bool>();
+        options.n_best = true;
+        const auto found = beam_search(*model, encoded, options);
+        REQUIRE(found.size() == sources.size());
+        for (std::size_t s = 0; s < sources.size(); ++s) {
+          const auto& expected = run["results"][s];
+          INFO(name << ": beam " << options.beam_size << ", normalize " << options.normalize
+                    << ", word penalty " << options.word_penalty << ", allow-unk "
+                    << options.allow_unk << ", sentence " << s);
+          REQUIRE(found[s].size() == expected.size());
+          for (std::size_t h = 0; h < expected.size(); ++h) {
+            INFO("hypothesis " << h);
+            CHECK(found[s][h].ids == expected[h]["ids"].get<std::vector<std::int32_t>>());
+            CHECK(close(found[s][h].score, expected[h]["score"].get<double>()));
+            CHECK(close(found[s][h].normalized_score, expected[h]["normalized"].get<double>()));
+            const auto token_scores = expected[h]["token_logprobs"].get<std::vector<double>>();
+            REQUIRE(found[s][h].token_scores.size() == token_scores.size());
+            for (std::size_t t = 0; t < token_scores.size(); ++t)
+              CHECK(close(found[s][h].token_scores[t], token_scores[t]));
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("a sentence's beam result does not depend on its batch", "[search]") {
+  const auto model = formats::load_model(test::data_path("models/marian-prenorm-relu-untied"));
+  const nlohmann::json golden = load_golden("marian-prenorm-relu-untied");
+  std::vector<std::vector<std::int32_t>> sources;
+  for (const auto& s : golden["sentences"]) sources.push_back(s["src_ids"].get<std::vector<std::int32_t>>());
+  SearchOptions options;
+  options.beam_size = 5;
+  options.n_best = true;
+  const Batch all = make_batch(sources, model->config().source_eos_id);
+  const auto together = beam_search(*model, model->encoder().forward(all.ids, all.lengths), options);
+  for (std::size_t s = 0; s < sources.size(); ++s) {
+    const Batch one = make_batch({sources[s]}, model->config().source_eos_id);
+    const auto alone = beam_search(*model, model->encoder().forward(one.ids, one.lengths), options);
+    REQUIRE(alone[0].size() == together[s].size());
+    CHECK(static_cast<dim_t>(alone[0].size()) == options.beam_size);
+    for (std::size_t h = 0; h < alone[0].size(); ++h) {
+      CHECK(alone[0][h].ids == together[s][h].ids);
+      CHECK(alone[0][h].score == Approx(together[s][h].score).epsilon(1e-5));
+      if (h > 0) CHECK(together[s][h - 1].normalized_score >= together[s][h].normalized_score);
+    }
+  }
+}
+
+}  // namespace s2s
