@@ -1,12 +1,23 @@
-// s2s translate: text in (stdin or -i), translations out (stdout or -o), one line per line.
-#include <fstream>
-#include <iostream>
+// s2s translate: text in (stdin or -i), one record per input line out (stdout or -o), in order.
+// Input is read in windows (LineReader): large ones from a file or fast pipe, a line at a time
+// from an interactive writer; each window is translated with one Translator call and flushed.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
 #include <memory>
 
 #include "commands.h"
+#include "options.h"
+#include "s2s/core/log.h"
 #include "s2s/core/threads.h"
 #include "s2s/formats/detect.h"
-#include "s2s/pipeline/translator.h"
+#include "s2s/pipeline/line_reader.h"
+#include "s2s/pipeline/output.h"
 
 namespace s2s::app {
 namespace {
@@ -15,45 +26,122 @@ struct TranslateArgs {
   std::string model;
   std::string input = "-";
   std::string output = "-";
-  int threads = 0;
-  TranslateOptions options;
+  std::string config;
+  OptionFlags flags;
 };
 
+// Owns a descriptor it opened; standard streams ("-") are borrowed.
+class File {
+ public:
+  File(const std::string& path, bool for_output) {
+    if (path == "-") {
+      fd_ = for_output ? STDOUT_FILENO : STDIN_FILENO;
+      return;
+    }
+    fd_ = for_output ? ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)
+                     : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0)
+      throw InputError(path + ": cannot open " + (for_output ? "output" : "input") +
+                       " file: " + std::strerror(errno));
+    owned_ = true;
+  }
+  ~File() {
+    if (owned_) ::close(fd_);
+  }
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+  int fd() const { return fd_; }
+
+ private:
+  int fd_ = -1;
+  bool owned_ = false;
+};
+
+// Writes everything, or returns false when the reader has gone (EPIPE: `s2s translate | head`),
+// which is a normal way for a pipeline to end.
+bool write_all(int fd, const std::string& data) {
+  std::size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n >= 0) {
+      done += static_cast<std::size_t>(n);
+    } else if (errno == EPIPE) {
+      return false;
+    } else if (errno != EINTR) {
+      throw Error(std::string("cannot write output: ") + std::strerror(errno));
+    }
+  }
+  return true;
+}
+
+// "s2s: 1200 lines, 85.3 lines/s" on one rewritten stderr line, at most 4 times a second.
+class Progress {
+ public:
+  explicit Progress(bool shown) : shown_(shown), start_(Clock::now()), last_(start_) {}
+  void update(std::size_t lines, bool final) {
+    if (!shown_) return;
+    const auto now = Clock::now();
+    if (!final && now - last_ < std::chrono::milliseconds(250)) return;
+    last_ = now;
+    const double seconds = std::chrono::duration<double>(now - start_).count();
+    std::fprintf(stderr, "\rs2s: %zu lines, %.1f lines/s%s", lines,
+                 seconds > 0 ? static_cast<double>(lines) / seconds : 0.0, final ? "\n" : "");
+    std::fflush(stderr);
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  bool shown_;
+  Clock::time_point start_;
+  Clock::time_point last_;
+};
+
+std::string decoder_config(const Model& model) {
+  for (const auto& [role, path] : model.info().files)
+    if (role == "decoder config") return path;
+  return {};
+}
+
 void run_translate(const TranslateArgs& args, const Context& context) {
-  set_num_threads(args.threads);
-  Translator translator(formats::load_model(model_path(args.model, context)), args.options);
-
-  std::ifstream in_file;
-  if (args.input != "-") {
-    in_file.open(args.input, std::ios::binary);
-    if (!in_file) throw InputError(args.input + ": cannot open input file");
+  // A closed pipe must show up as EPIPE from write(), not kill the process.
+  std::signal(SIGPIPE, SIG_IGN);
+  {
+    // Usage errors in --config or the flags are reported before the model is loaded.
+    TranslateSettings check;
+    if (!args.config.empty()) read_yaml_options(args.config, YamlSource::config, check);
+    apply_flags(args.flags, check);
   }
-  std::ofstream out_file;
-  if (args.output != "-") {
-    out_file.open(args.output, std::ios::binary);
-    if (!out_file) throw InputError(args.output + ": cannot open output file");
-  }
-  std::istream& in = args.input == "-" ? std::cin : in_file;
-  std::ostream& out = args.output == "-" ? std::cout : out_file;
+  const File input(args.input, false);
+  const std::shared_ptr<const Model> model = formats::load_model(model_path(args.model, context));
 
-  // Lines are translated a batch at a time and flushed, so output keeps pace with input.
-  const std::size_t window = static_cast<std::size_t>(args.options.batch_size);
+  TranslateSettings settings;  // defaults < decoder.yml < --config < flags
+  if (const std::string yml = decoder_config(*model); !yml.empty())
+    read_yaml_options(yml, YamlSource::model, settings);
+  if (!args.config.empty()) read_yaml_options(args.config, YamlSource::config, settings);
+  apply_flags(args.flags, settings);
+  if (settings.quiet) log::set_level(log::Level::quiet);
+  set_num_threads(static_cast<int>(settings.threads));
+
+  const Translator translator(model, settings.translate);
+  const OutputFormatter formatter(model->codec(), settings.format,
+                                  settings.translate.search.n_best);
+  const File output(args.output, true);
+  // Progress only where it cannot mix with what the user types or reads.
+  Progress progress(!settings.quiet && log::stderr_is_terminal() && !::isatty(input.fd()) &&
+                    !::isatty(output.fd()));
+
+  LineReader reader(input.fd());
   std::vector<std::string> lines;
-  std::string line;
-  auto flush = [&]() {
-    for (const Translation& t : translator.translate(lines))
-      out << (t.hypotheses.empty() ? std::string()
-                                   : translator.model().codec().decode_target(t.hypotheses[0].ids))
-          << '\n';
-    out.flush();
-    lines.clear();
-  };
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();  // CRLF input
-    lines.push_back(line);
-    if (lines.size() >= window) flush();
+  std::string records;
+  std::size_t line_id = 0;
+  while (reader.next_window(lines, static_cast<std::size_t>(settings.maxi_batch))) {
+    const std::vector<Translation> translations = translator.translate(lines);
+    records.clear();
+    for (const Translation& t : translations) formatter.append(t, line_id++, records);
+    if (!write_all(output.fd(), records)) return;  // the reader is gone: stop quietly
+    progress.update(line_id, false);
   }
-  flush();
+  progress.update(line_id, true);
 }
 
 }  // namespace
@@ -64,16 +152,12 @@ void set_translate_command(CLI::App& app, const Context& context) {
   cmd->add_option("-m,--model", args->model, "Model folder (default: the shipped model)");
   cmd->add_option("-i,--input", args->input, "Input file ('-' = stdin)");
   cmd->add_option("-o,--output", args->output, "Output file ('-' = stdout)");
-  cmd->add_option("--threads", args->threads, "Compute threads (0 = all cores)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--batch-size", args->options.batch_size, "Sentences per batch")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--max-length-factor", args->options.search.max_length_factor,
-                  "Maximum target length as a multiple of the source length")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("-b,--beam-size", args->options.search.beam_size, "Beam size (1 = greedy)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_flag("--allow-unk", args->options.search.allow_unk, "Allow <unk> in translations");
+  cmd->add_option("--config", args->config,
+                  "YAML file of options, keys as the long flags (flags given here win)");
+  add_translate_flags(*cmd, args->flags);
+  cmd->footer(
+      "Options are taken from, lowest first: the defaults shown, the model's decoder.yml\n"
+      "(beam-size, normalize, word-penalty, max-length-factor, allow-unk, n-best), --config, flags.");
   cmd->callback([args, &context]() { run_translate(*args, context); });
 }
 

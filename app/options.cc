@@ -1,0 +1,219 @@
+#include "options.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <iterator>
+#include <variant>
+
+#include "s2s/core/error.h"
+
+namespace s2s::app {
+namespace {
+
+// A row's target: a function returning the field it sets. The field's type decides how a value
+// is parsed (whole number, number, on/off, output format name).
+using IntField = dim_t& (*)(TranslateSettings&);
+using FloatField = float& (*)(TranslateSettings&);
+using BoolField = bool& (*)(TranslateSettings&);
+using FormatField = OutputFormat& (*)(TranslateSettings&);
+using Field = std::variant<IntField, FloatField, BoolField, FormatField>;
+
+#define S2S_FIELD(member) +[](TranslateSettings& s) -> auto& { return s.member; }
+
+enum class Bound { any, non_negative, at_least_one, positive };
+
+struct OptionSpec {
+  const char* key;         // the long flag without "--", and the YAML key
+  const char* short_flag;  // e.g. "-b", or ""
+  const char* marian_key;  // Marian's YAML name when it differs, or nullptr
+  bool from_model;         // also read from the model's decoder.yml (changes translations)
+  Bound bound;
+  const char* bare_value;  // what the flag means given without a value, or nullptr
+  Field field;
+  const char* help;
+};
+
+// The defaults are not repeated here: they are the struct defaults (SearchOptions holds
+// marian-decoder's), and the help text shows them.
+const OptionSpec kOptions[] = {
+    {"beam-size", "-b", nullptr, true, Bound::at_least_one, nullptr,
+     S2S_FIELD(translate.search.beam_size), "Beam size; 1 is greedy search"},
+    {"n-best", "", nullptr, true, Bound::any, nullptr, S2S_FIELD(translate.search.n_best),
+     "Print the whole final beam, best first (with --format nbest or jsonl)"},
+    {"normalize", "-n", nullptr, true, Bound::any, "1", S2S_FIELD(translate.search.normalize),
+     "Length normalisation: rank by score / length^ARG; a bare -n means 1"},
+    {"word-penalty", "", nullptr, true, Bound::any, nullptr,
+     S2S_FIELD(translate.search.word_penalty),
+     "Subtracted from a hypothesis' score once per target token"},
+    {"max-length-factor", "", nullptr, true, Bound::positive, nullptr,
+     S2S_FIELD(translate.search.max_length_factor),
+     "Longest translation, as a multiple of the source length"},
+    {"allow-unk", "", nullptr, true, Bound::any, nullptr, S2S_FIELD(translate.search.allow_unk),
+     "Allow <unk> in translations"},
+    {"batch-size", "", "mini-batch", false, Bound::at_least_one, nullptr,
+     S2S_FIELD(translate.batch_size), "Sentences per batch"},
+    {"batch-tokens", "", "mini-batch-words", false, Bound::non_negative, nullptr,
+     S2S_FIELD(translate.batch_tokens),
+     "Source tokens per batch, padding included; 0 uses --batch-size"},
+    {"maxi-batch", "", nullptr, false, Bound::at_least_one, nullptr, S2S_FIELD(maxi_batch),
+     "Lines read at a time (and sorted by length) when input comes faster than it is translated"},
+    {"threads", "", "cpu-threads", false, Bound::non_negative, nullptr, S2S_FIELD(threads),
+     "Compute threads; 0 uses OMP_NUM_THREADS if set, else all cores"},
+    {"format", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(format),
+     "Output: text, nbest (id ||| translation ||| F0= score ||| normalized score) or jsonl"},
+    {"quiet", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(quiet),
+     "No progress line and no warnings on stderr"},
+};
+
+#undef S2S_FIELD
+
+template <typename T>
+bool parse_number(const std::string& text, T& value) {
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  return ec == std::errc() && ptr == end;
+}
+
+bool parse_bool(std::string text, bool& value) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  // YAML 1.1 spellings, which Marian's configs use, and what CLI11 stores for a given flag.
+  const bool is_true = text == "true" || text == "yes" || text == "on" || text == "1";
+  const bool is_false = text == "false" || text == "no" || text == "off" || text == "0";
+  if (is_true || is_false) value = is_true;
+  return is_true || is_false;
+}
+
+std::string format_choices() {
+  std::string s;
+  for (const char* name : kOutputFormatNames) s += (s.empty() ? "" : ", ") + std::string(name);
+  return s;
+}
+
+// Sets spec's field from text; `where` names the flag or file and key for the message.
+template <typename ErrorType>
+void set_value(const OptionSpec& spec, const std::string& text, const std::string& where,
+               TranslateSettings& settings) {
+  auto fail = [&](const std::string& what) {
+    throw ErrorType(where + ": '" + text + "' " + what);
+  };
+  auto check_bound = [&](double v) {
+    if (spec.bound == Bound::non_negative && v < 0) fail("must be 0 or more");
+    if (spec.bound == Bound::at_least_one && v < 1) fail("must be at least 1");
+    if (spec.bound == Bound::positive && !(v > 0)) fail("must be more than 0");
+  };
+  if (auto* field = std::get_if<IntField>(&spec.field)) {
+    dim_t v = 0;
+    if (!parse_number(text, v)) fail("is not a whole number");
+    check_bound(static_cast<double>(v));
+    (*field)(settings) = v;
+  } else if (auto* field = std::get_if<FloatField>(&spec.field)) {
+    float v = 0;
+    if (!parse_number(text, v) || !std::isfinite(v)) fail("is not a number");
+    check_bound(v);
+    (*field)(settings) = v;
+  } else if (auto* field = std::get_if<BoolField>(&spec.field)) {
+    if (!parse_bool(text, (*field)(settings))) fail("is not true or false");
+  } else if (auto* field = std::get_if<FormatField>(&spec.field)) {
+    const auto format = parse_output_format(text);
+    if (!format) fail("is not an output format (" + format_choices() + ")");
+    (*field)(settings) = *format;
+  }
+}
+
+// The field's current value as text, for the help's defaults.
+std::string show(const OptionSpec& spec, TranslateSettings& settings) {
+  if (auto* field = std::get_if<IntField>(&spec.field)) return std::to_string((*field)(settings));
+  if (auto* field = std::get_if<FloatField>(&spec.field)) return marian_float((*field)(settings));
+  if (auto* field = std::get_if<BoolField>(&spec.field)) return (*field)(settings) ? "on" : "off";
+  return output_format_name((*std::get_if<FormatField>(&spec.field))(settings));
+}
+
+const OptionSpec* find_key(const std::string& key) {
+  for (const OptionSpec& spec : kOptions)
+    if (key == spec.key || (spec.marian_key != nullptr && key == spec.marian_key)) return &spec;
+  return nullptr;
+}
+
+template <typename ErrorType>
+void read_yaml(const std::string& path, YamlSource source, TranslateSettings& settings) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw ErrorType(path + ": cannot read options file");
+  } catch (const YAML::Exception& e) {
+    throw ErrorType(path + ": not valid YAML (line " + std::to_string(e.mark.line + 1) + ": " +
+                    e.msg + ")");
+  }
+  if (root.IsNull()) return;  // an empty file
+  if (!root.IsMap()) throw ErrorType(path + ": expected 'key: value' lines");
+  for (const auto& entry : root) {
+    const std::string key = entry.first.Scalar();
+    const OptionSpec* spec = find_key(key);
+    if (source == YamlSource::model) {
+      // Marian writes many keys; only those that change translations count here. Its
+      // mini-batch / maxi-batch (1 in OPUS-MT releases, meant for servers) never do.
+      if (spec == nullptr || !spec->from_model) continue;
+    } else if (spec == nullptr) {
+      throw ErrorType(path + ": unknown option '" + key + "' (see s2s translate --help)");
+    }
+    if (!entry.second.IsScalar())
+      throw ErrorType(path + ": " + key + ": expected a single value");
+    set_value<ErrorType>(*spec, entry.second.Scalar(), path + ": " + key, settings);
+  }
+}
+
+}  // namespace
+
+void add_translate_flags(CLI::App& cmd, OptionFlags& flags) {
+  TranslateSettings defaults;
+  flags.options.clear();
+  for (const OptionSpec& spec : kOptions) {
+    const std::string names =
+        std::string(spec.short_flag) + (*spec.short_flag ? "," : "") + "--" + spec.key;
+    const std::string help = std::string(spec.help) + " [default: " + show(spec, defaults) + "]";
+    CLI::Option* option = nullptr;
+    if (std::holds_alternative<BoolField>(spec.field)) {
+      option = cmd.add_flag(names, help);
+    } else {
+      // Values are kept as text and parsed by set_value, the same code that reads YAML.
+      option = cmd.add_option(names, [](const CLI::results_t&) { return true; }, help);
+      option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+      if (std::holds_alternative<IntField>(spec.field)) option->type_name("INT");
+      if (std::holds_alternative<FloatField>(spec.field)) option->type_name("FLOAT");
+      if (std::holds_alternative<FormatField>(spec.field)) {
+        const std::vector<std::string> choices(std::begin(kOutputFormatNames),
+                                               std::end(kOutputFormatNames));
+        option->check(CLI::IsMember(choices))->type_name("FORMAT");
+      }
+      if (spec.bare_value != nullptr) option->expected(0, 1);
+    }
+    flags.options.push_back(option);
+  }
+}
+
+void apply_flags(const OptionFlags& flags, TranslateSettings& settings) {
+  S2S_CHECK(flags.options.size() == std::size(kOptions), "one CLI option per table row");
+  for (std::size_t i = 0; i < flags.options.size(); ++i) {
+    const CLI::Option* option = flags.options[i];
+    if (option->count() == 0) continue;
+    const OptionSpec& spec = kOptions[i];
+    std::string text = option->results().back();
+    if (text.empty() && spec.bare_value != nullptr) text = spec.bare_value;
+    set_value<UsageError>(spec, text, std::string("--") + spec.key, settings);
+  }
+}
+
+void read_yaml_options(const std::string& path, YamlSource source, TranslateSettings& settings) {
+  if (source == YamlSource::model)
+    read_yaml<ModelError>(path, source, settings);
+  else
+    read_yaml<UsageError>(path, source, settings);
+}
+
+}  // namespace s2s::app

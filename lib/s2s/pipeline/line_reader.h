@@ -1,0 +1,44 @@
+// LineReader: input lines from a file descriptor, in windows sized to how fast input arrives
+// (DESIGN.md §1, the I/O contract). A file or a fast pipe fills whole windows, so lines can be
+// sorted and batched; an interactive writer (a terminal, or a process that writes one line and
+// waits for its answer) gets a window as soon as no more input is waiting, so its answer is not
+// held back until more lines come.
+//
+// Lines are split on '\n'; one '\r' before it is dropped (CRLF input); a last line without a
+// newline is still a line; any other byte, NUL included, is kept.
+//
+// Usage:
+//   LineReader reader(STDIN_FILENO);
+//   std::vector<std::string> lines;
+//   while (reader.next_window(lines, 1000)) translate_and_print(lines);
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace s2s {
+
+class LineReader {
+ public:
+  // Does not take ownership of fd.
+  explicit LineReader(int fd);
+
+  // Replaces `lines` with the next 1..max_lines lines. Returns early, with what it has, when no
+  // more input is immediately available. Returns false (and no lines) at the end of input.
+  // InputError when reading fails.
+  bool next_window(std::vector<std::string>& lines, std::size_t max_lines);
+
+ private:
+  bool take_line(std::vector<std::string>& lines);  // moves one complete line out of buffer_
+  bool input_waiting() const;                       // poll() with timeout 0
+  void read_more();                                 // one read(2); sets eof_ at the end
+
+  int fd_;
+  std::string buffer_;    // bytes read but not yet returned, from pos_
+  std::size_t pos_ = 0;   // start of the unreturned bytes in buffer_
+  std::size_t scan_ = 0;  // no '\n' in buffer_[pos_, scan_): saves rescanning a long line
+  bool eof_ = false;
+};
+
+}  // namespace s2s

@@ -1,0 +1,117 @@
+#include "s2s/pipeline/output.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+namespace s2s {
+namespace {
+
+// Keys keep the order they were written in, so "translation" comes first for a reader.
+using Json = nlohmann::ordered_json;
+
+// JSON numbers for float scores: the shortest decimal that reads back as the same float, so a
+// score prints as -1.23457 rather than its double expansion -1.2345699071884155.
+double json_number(float value) {
+  if (!std::isfinite(value)) return value;  // nlohmann writes null for these
+  char text[32];
+  for (int digits = 6; digits < 9; ++digits) {
+    std::snprintf(text, sizeof text, "%.*g", digits, static_cast<double>(value));
+    if (std::strtof(text, nullptr) == value) return std::strtod(text, nullptr);
+  }
+  std::snprintf(text, sizeof text, "%.9g", static_cast<double>(value));
+  return std::strtod(text, nullptr);
+}
+
+Json hypothesis_json(const text::TextCodec& codec, const Hypothesis* hypothesis) {
+  Json record = Json::object();
+  Json tokens = Json::array();
+  Json token_scores = Json::array();
+  if (hypothesis == nullptr) {  // a blank input line
+    record["translation"] = "";
+    record["score"] = 0;
+    record["normalized_score"] = 0;
+  } else {
+    record["translation"] = codec.decode_target(hypothesis->ids);
+    record["score"] = json_number(hypothesis->score);
+    record["normalized_score"] = json_number(hypothesis->normalized_score);
+    for (std::int32_t id : hypothesis->ids) tokens.push_back(codec.target_vocab().piece(id));
+    for (float s : hypothesis->token_scores) token_scores.push_back(json_number(s));
+  }
+  record["tokens"] = std::move(tokens);
+  record["token_scores"] = std::move(token_scores);
+  return record;
+}
+
+}  // namespace
+
+const char* output_format_name(OutputFormat format) {
+  return kOutputFormatNames[static_cast<std::size_t>(format)];
+}
+
+std::optional<OutputFormat> parse_output_format(const std::string& name) {
+  for (std::size_t i = 0; i < std::size(kOutputFormatNames); ++i)
+    if (name == kOutputFormatNames[i]) return static_cast<OutputFormat>(i);
+  return std::nullopt;
+}
+
+std::string marian_float(float value) {
+  // Marian's OutputPrinter writes floats to a std::stringstream with its default flags:
+  // precision 6, neither fixed nor scientific, which is printf's %g.
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", static_cast<double>(value));
+  return text;
+}
+
+OutputFormatter::OutputFormatter(const text::TextCodec& codec, OutputFormat format,
+                                 bool all_hypotheses)
+    : codec_(codec), format_(format), all_hypotheses_(all_hypotheses) {}
+
+void OutputFormatter::append(const Translation& translation, std::size_t line_id,
+                             std::string& out) const {
+  switch (format_) {
+    case OutputFormat::text:
+      if (!translation.hypotheses.empty())
+        out += codec_.decode_target(translation.hypotheses.front().ids);
+      out += '\n';
+      return;
+    case OutputFormat::nbest:
+      append_nbest(translation, line_id, out);
+      return;
+    case OutputFormat::jsonl:
+      append_jsonl(translation, out);
+      return;
+  }
+}
+
+void OutputFormatter::append_nbest(const Translation& translation, std::size_t line_id,
+                                   std::string& out) const {
+  const std::string id = std::to_string(line_id);
+  if (translation.hypotheses.empty()) {
+    out += id + " |||  ||| F0= 0 ||| 0\n";
+    return;
+  }
+  const std::size_t count = all_hypotheses_ ? translation.hypotheses.size() : 1;
+  for (std::size_t k = 0; k < count; ++k) {
+    const Hypothesis& h = translation.hypotheses[k];
+    // "F0= " with a space: Marian's form when the score breakdown is kept (it is with --n-best).
+    out += id + " ||| " + codec_.decode_target(h.ids) + " ||| F0= " + marian_float(h.score) +
+           " ||| " + marian_float(h.normalized_score) + '\n';
+  }
+}
+
+void OutputFormatter::append_jsonl(const Translation& translation, std::string& out) const {
+  const auto& hypotheses = translation.hypotheses;
+  Json record = hypothesis_json(codec_, hypotheses.empty() ? nullptr : &hypotheses.front());
+  if (all_hypotheses_) {
+    Json list = Json::array();
+    for (const Hypothesis& h : hypotheses) list.push_back(hypothesis_json(codec_, &h));
+    record["n_best"] = std::move(list);
+  }
+  // Invalid UTF-8 in a piece must not abort the run: replace it with U+FFFD.
+  out += record.dump(-1, ' ', false, Json::error_handler_t::replace);
+  out += '\n';
+}
+
+}  // namespace s2s

@@ -1,0 +1,57 @@
+// Output records: one input line's Translation as the text `s2s translate` prints (DESIGN.md §1).
+//
+//   text   the best hypothesis, detokenized; a blank input line gives an empty line.
+//   nbest  Marian's n-best format, one line per hypothesis (all with n_best, else the best):
+//            id ||| translation ||| F0= score ||| normalized-score
+//          id is the 0-based input line number; floats are printed as marian-decoder's
+//          OutputPrinter prints them, through a default std::ostream (printf "%g", 6 digits).
+//          A blank input line gives "id |||  ||| F0= 0 ||| 0".
+//   jsonl  one JSON object per input line:
+//            {"translation", "score", "normalized_score", "tokens", "token_scores"}
+//          of the best hypothesis, plus "n_best": [ the same five fields per hypothesis ] with
+//          n_best. "tokens" holds the vocabulary piece of every target id, </s> included, so
+//          that it lines up with "token_scores" (one log-probability per id). A blank input line gives an empty translation, scores 0 and empty lists.
+// Every record ends with '\n'.
+#pragma once
+
+#include <cstddef>
+#include <iterator>
+#include <optional>
+#include <string>
+
+#include "s2s/pipeline/translator.h"
+#include "s2s/text/codec.h"
+
+namespace s2s {
+
+enum class OutputFormat { text, nbest, jsonl };
+
+// The names used by --format and YAML, in enum order.
+inline constexpr const char* kOutputFormatNames[] = {"text", "nbest", "jsonl"};
+static_assert(std::size(kOutputFormatNames) == static_cast<std::size_t>(OutputFormat::jsonl) + 1,
+              "one name per OutputFormat");
+
+const char* output_format_name(OutputFormat format);
+std::optional<OutputFormat> parse_output_format(const std::string& name);
+
+// Marian's float format for n-best lists: what `std::ostream << value` prints by default.
+std::string marian_float(float value);
+
+class OutputFormatter {
+ public:
+  // all_hypotheses: print the whole n-best list (--n-best), not only the best.
+  OutputFormatter(const text::TextCodec& codec, OutputFormat format, bool all_hypotheses);
+
+  // Appends the record of input line `line_id` (0-based) to `out`.
+  void append(const Translation& translation, std::size_t line_id, std::string& out) const;
+
+ private:
+  void append_nbest(const Translation& translation, std::size_t line_id, std::string& out) const;
+  void append_jsonl(const Translation& translation, std::string& out) const;
+
+  const text::TextCodec& codec_;
+  OutputFormat format_;
+  bool all_hypotheses_;
+};
+
+}  // namespace s2s
