@@ -1,6 +1,9 @@
 #include "s2s/model/decoder.h"
 
+#include <algorithm>
+
 #include "s2s/layers/mask.h"
+#include "s2s/ops/softmax.h"
 
 namespace s2s {
 
@@ -95,6 +98,38 @@ void Decoder::step(DecoderState& state, const std::vector<std::int32_t>& previou
 
 void Decoder::forward_all(const EncoderOutput& encoded, const Tensor& target,
                           Tensor& logits) const {
+  Tensor x;
+  forward_layers(encoded, target, x);
+  output(x, logits);
+}
+
+void Decoder::target_log_probs(const EncoderOutput& encoded, const Tensor& target,
+                               Tensor& log_probs) const {
+  Tensor x;
+  forward_layers(encoded, target, x);
+  if (has_final_norm_) final_norm_(x, x);
+  const dim_t rows = target.numel();
+  log_probs.resize(target.shape(), DataType::f32);
+  const Tensor flat = x.reshaped({rows, d_model_});
+  const std::int32_t* gold = target.data<std::int32_t>();
+  float* out = log_probs.data<float>();
+  // A few rows at a time: the [rows, V] log-softmax of a whole batch would not fit in memory.
+  constexpr dim_t kRowsPerChunk = 64;
+  Tensor logits, chunk_log_probs;
+  for (dim_t first = 0; first < rows; first += kRowsPerChunk) {
+    const dim_t last = std::min(rows, first + kRowsPerChunk);
+    output_(flat.slice(0, first, last), logits);
+    ops::log_softmax(logits, chunk_log_probs);
+    const dim_t vocab = chunk_log_probs.dim(1);
+    for (dim_t r = first; r < last; ++r) {
+      const std::int32_t id = gold[r];
+      S2S_CHECK(id >= 0 && id < vocab, "target id ", id, " outside the vocabulary of ", vocab);
+      out[r] = chunk_log_probs.data<float>()[(r - first) * vocab + id];
+    }
+  }
+}
+
+void Decoder::forward_layers(const EncoderOutput& encoded, const Tensor& target, Tensor& x) const {
   S2S_CHECK(target.rank() == 2 && target.dtype() == DataType::i32 &&
                 target.dim(0) == encoded.memory.dim(0),
             "target ", to_string(target.shape()), " for a batch of ", encoded.memory.dim(0));
@@ -106,7 +141,6 @@ void Decoder::forward_all(const EncoderOutput& encoded, const Tensor& target,
   for (dim_t b = 0; b < batch; ++b)
     for (dim_t t = 0; t < steps; ++t) in[b * steps + t] = t == 0 ? start_id_ : gold[b * steps + t - 1];
 
-  Tensor x;
   LayerScratch s;
   embedding_(inputs, 0, s.embedding, x);
   Tensor causal, cross_visible, cross_keys, cross_values;
@@ -121,7 +155,6 @@ void Decoder::forward_all(const EncoderOutput& encoded, const Tensor& target,
     layer.cross_attention.project_kv(encoded.memory, cross_keys, cross_values, s.attention);
     cross_and_ffn(layer, cross_keys, cross_values, cross_visible, x, s);
   }
-  output(x, logits);
 }
 
 void Decoder::cross_and_ffn(const Layer& layer, const Tensor& cross_keys,

@@ -32,6 +32,11 @@ class Decoder {
   // target[:, t] from the start input and target[:, :t].
   void forward_all(const EncoderOutput& encoded, const Tensor& target, Tensor& logits) const;
 
+  // Teacher forcing for scoring: log_probs [B, T] = log p(target[b, t] | source, target[b, :t]),
+  // without ever holding the [B, T, V] distribution (done a few rows at a time). Entries past a
+  // target's length are meaningless.
+  void target_log_probs(const EncoderOutput& encoded, const Tensor& target, Tensor& log_probs) const;
+
   std::int32_t start_id() const { return start_id_; }
 
  private:
@@ -43,6 +48,8 @@ class Decoder {
     layers::Residual ffn_block;
     layers::FeedForward ffn;
   };
+  // Every layer over the shifted target with a causal mask: x [B, T, D] before the final norm.
+  void forward_layers(const EncoderOutput& encoded, const Tensor& target, Tensor& x) const;
   // The part after self-attention, shared by step and forward_all: cross-attention, FFN.
   void cross_and_ffn(const Layer& layer, const Tensor& cross_keys, const Tensor& cross_values,
                      const Tensor& cross_visible, Tensor& x, LayerScratch& s) const;

@@ -1,0 +1,53 @@
+#include "s2s/pipeline/scorer.h"
+
+#include "s2s/batch/batch.h"
+#include "s2s/batch/batcher.h"
+#include "s2s/search/scoring_rules.h"
+
+namespace s2s {
+
+Scorer::Scorer(std::shared_ptr<const Model> model, ScoreOptions options)
+    : model_(std::move(model)), options_(options) {
+  if (options_.batch_size < 1) throw UsageError("batch size must be at least 1");
+  if (options_.batch_tokens < 0) throw UsageError("batch tokens must not be negative");
+}
+
+std::vector<PairScore> Scorer::score(
+    const std::vector<std::pair<std::string, std::string>>& pairs) const {
+  const text::TextCodec& codec = model_->codec();
+  std::vector<std::vector<std::int32_t>> sources(pairs.size());
+  std::vector<PairScore> results(pairs.size());
+  std::vector<std::size_t> lengths(pairs.size());
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    sources[i] = codec.encode_source(pairs[i].first);
+    results[i].target_ids = codec.encode_target(pairs[i].second);
+    lengths[i] = results[i].target_ids.size();  // the decoder pass dominates: batch by target
+  }
+  SearchOptions rules;
+  rules.normalize = options_.normalize;
+  const BatchLimits limits{options_.batch_size, options_.batch_tokens};
+  Tensor log_probs;
+  for (const std::vector<std::size_t>& members : make_batches(lengths, limits)) {
+    std::vector<std::vector<std::int32_t>> src, tgt;
+    for (std::size_t m : members) {
+      src.push_back(sources[m]);
+      tgt.push_back(results[m].target_ids);
+    }
+    const Batch source_batch = make_batch(src, model_->config().source_eos_id);
+    const Batch target_batch = make_batch(tgt, model_->config().eos_id);
+    const EncoderOutput encoded =
+        model_->encoder().forward(source_batch.ids, source_batch.lengths);
+    model_->decoder().target_log_probs(encoded, target_batch.ids, log_probs);
+    const dim_t steps = log_probs.dim(1);
+    for (std::size_t k = 0; k < members.size(); ++k) {
+      PairScore& r = results[members[k]];
+      const float* row = log_probs.data<float>() + static_cast<dim_t>(k) * steps;
+      r.token_scores.assign(row, row + r.target_ids.size());
+      for (float lp : r.token_scores) r.score += lp;  // summed in order, in float32 as Marian
+      r.normalized_score = normalized_score(r.score, r.target_ids.size(), rules);
+    }
+  }
+  return results;
+}
+
+}  // namespace s2s

@@ -1,0 +1,43 @@
+// Scorer: (source, target) pairs -> log-probabilities, like marian-scorer. Shares the codec,
+// batcher and encoder with translation; one teacher-forced decoder pass per batch
+// (Decoder::target_log_probs). Results come back in input order.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "s2s/model/model.h"
+#include "s2s/search/options.h"
+
+namespace s2s {
+
+struct ScoreOptions {
+  float normalize = 0.0f;  // divide by (target length incl. </s>)^normalize
+  dim_t batch_size = 32;   // pairs per batch
+  dim_t batch_tokens = 0;  // if > 0: padded target tokens per batch instead
+};
+
+struct PairScore {
+  std::vector<std::int32_t> target_ids;  // incl. </s>
+  std::vector<float> token_scores;       // log p of each target token
+  float score = 0.0f;                    // sum of token_scores
+  float normalized_score = 0.0f;         // score / length^normalize
+};
+
+class Scorer {
+ public:
+  Scorer(std::shared_ptr<const Model> model, ScoreOptions options);
+
+  // One result per pair. An empty source or target is scored as it is ([</s>] alone).
+  std::vector<PairScore> score(const std::vector<std::pair<std::string, std::string>>& pairs) const;
+
+  const Model& model() const { return *model_; }
+
+ private:
+  std::shared_ptr<const Model> model_;
+  ScoreOptions options_;
+};
+
+}  // namespace s2s
