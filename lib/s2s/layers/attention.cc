@@ -2,20 +2,29 @@
 
 #include <cmath>
 
+#include "s2s/ops/elementwise.h"
 #include "s2s/ops/matmul.h"
+#include "s2s/ops/relative_position.h"
 #include "s2s/ops/softmax.h"
 #include "s2s/ops/transpose.h"
 
 namespace s2s::layers {
 
 MultiHeadAttention::MultiHeadAttention(WeightStore& weights, const std::string& prefix,
-                                       dim_t d_model, dim_t heads)
+                                       dim_t d_model, dim_t heads, dim_t relative_max_distance)
     : q_(weights, prefix + "/q", d_model, d_model),
       k_(weights, prefix + "/k", d_model, d_model),
       v_(weights, prefix + "/v", d_model, d_model),
       o_(weights, prefix + "/o", d_model, d_model),
       heads_(heads),
-      scale_(1.0f / std::sqrt(static_cast<float>(d_model / heads))) {}
+      scale_(1.0f / std::sqrt(static_cast<float>(d_model / heads))),
+      max_distance_(relative_max_distance) {
+  if (max_distance_ > 0) {
+    const Shape table{2 * max_distance_ + 1, d_model / heads};
+    relative_keys_ = weights.take(prefix + "/relative_keys", table);
+    relative_values_ = weights.take(prefix + "/relative_values", table);
+  }
+}
 
 void MultiHeadAttention::project_kv(const Tensor& memory, Tensor& keys, Tensor& values,
                                     AttentionScratch& s) const {
@@ -33,8 +42,17 @@ void MultiHeadAttention::attend(const Tensor& x, const Tensor& keys, const Tenso
   scaled.transpose_b = true;
   scaled.alpha = scale_;  // Marian scales the product, not the queries
   ops::matmul(s.queries, keys, s.scores, scaled);
+  if (max_distance_ > 0) {
+    ops::matmul(s.queries, relative_keys_, s.relative, scaled);  // the relative term is scaled too
+    ops::add_relative_scores(s.relative, max_distance_, s.scores);
+  }
   ops::softmax(s.scores, s.scores, visible);
   ops::matmul(s.scores, values, s.context);
+  if (max_distance_ > 0) {
+    ops::bucket_by_distance(s.scores, max_distance_, s.relative);
+    ops::matmul(s.relative, relative_values_, s.relative_context);
+    ops::add(s.context, s.relative_context, s.context);
+  }
   ops::merge_heads(s.context, s.merged);
   o_(s.merged, out);
 }

@@ -1,6 +1,8 @@
 // Multi-head scaled dot-product attention (model-formats.md §1.5):
 //   Q = x·Wq + bq, K = m·Wk + bk, V = m·Wv + bv; head h uses columns [h·Dh, (h+1)·Dh)
 //   A_h = softmax(Q_h·K_hᵀ / sqrt(Dh)) over the visible keys;  out = concat_h(A_h·V_h)·Wo + bo
+// With relative positions (max_distance K > 0; self-attention of OpenNMT-py models, §6.2) the
+// scores also get q'·R_K[idx(i, j)] and the output Σ_j A[i, j]·R_V[idx(i, j)] (ops/relative_position.h).
 // Keys and values are projected separately (project_kv) so that callers can keep them: the
 // decoder writes one step at a time into its self-attention cache and computes the
 // cross-attention keys/values once per batch.
@@ -20,13 +22,17 @@ struct AttentionScratch {
   Tensor scores;     // [B, H, T, L]
   Tensor context;    // [B, H, T, Dh]
   Tensor merged;     // [B, T, D]
+  Tensor relative;   // [B, H, T, 2K+1]: query·R_Kᵀ, then attention mass per distance
+  Tensor relative_context;  // [B, H, T, Dh]
 };
 
 class MultiHeadAttention {
  public:
   MultiHeadAttention() = default;
-  // Takes `<prefix>/{q,k,v,o}/{weight,bias}`.
-  MultiHeadAttention(WeightStore& weights, const std::string& prefix, dim_t d_model, dim_t heads);
+  // Takes `<prefix>/{q,k,v,o}/{weight,bias}`, and with relative_max_distance K > 0 also
+  // `<prefix>/relative_keys` and `<prefix>/relative_values`, both [2K+1, Dh].
+  MultiHeadAttention(WeightStore& weights, const std::string& prefix, dim_t d_model, dim_t heads,
+                     dim_t relative_max_distance = 0);
 
   // memory [B, L, D] -> keys, values [B, H, L, Dh]; outputs may be views (cache slots).
   void project_kv(const Tensor& memory, Tensor& keys, Tensor& values, AttentionScratch& s) const;
@@ -42,6 +48,9 @@ class MultiHeadAttention {
   Linear q_, k_, v_, o_;
   dim_t heads_ = 0;
   float scale_ = 1.0f;
+  dim_t max_distance_ = 0;
+  Tensor relative_keys_;
+  Tensor relative_values_;
 };
 
 }  // namespace s2s::layers
