@@ -41,6 +41,7 @@ std::vector<std::string> ModelConfig::validate() const {
                         positions == PositionEncoding::sinusoid_hf;
   need(!sinusoid || d_model % 2 == 0,
        "sinusoidal positions need an even model dimension");
+  need(relative_max_distance >= 0, "negative maximum relative distance");
   need(positions != PositionEncoding::learned || max_positions > 0,
        "learned positions need a table size");
   need(!shared_embeddings || source_vocab_size == target_vocab_size,

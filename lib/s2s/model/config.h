@@ -51,6 +51,9 @@ struct ModelConfig {
   PositionEncoding positions = PositionEncoding::sinusoid_marian;
   dim_t max_positions = 0;       // 0 = unlimited (sinusoids); rows of the learned table otherwise
   bool scale_embeddings = true;  // token embeddings × sqrt(d_model)
+  // Relative position representations in every self-attention (OpenNMT-py
+  // max_relative_positions K; 0 = none): clipped distances, one table for keys, one for values.
+  dim_t relative_max_distance = 0;
 
   bool shared_embeddings = false;  // encoder and decoder use one matrix
   bool tied_output = false;        // output layer = decoder embedding transposed

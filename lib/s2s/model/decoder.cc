@@ -19,7 +19,8 @@ Decoder::Decoder(WeightStore& weights, const ModelConfig& config, Tensor embeddi
     const std::string p = "decoder/layer_" + std::to_string(i);
     layers_.push_back(Layer{
         layers::Residual(weights, p + "/self_attn", config),
-        layers::MultiHeadAttention(weights, p + "/self_attn", d, config.heads),
+        layers::MultiHeadAttention(weights, p + "/self_attn", d, config.heads,
+                                   config.relative_max_distance),
         layers::Residual(weights, p + "/cross_attn", config),
         layers::MultiHeadAttention(weights, p + "/cross_attn", d, config.heads),
         layers::Residual(weights, p + "/ffn", config),

@@ -14,7 +14,8 @@ Encoder::Encoder(WeightStore& weights, const ModelConfig& config, Tensor embeddi
     const std::string p = "encoder/layer_" + std::to_string(i);
     layers_.push_back(Layer{
         layers::Residual(weights, p + "/self_attn", config),
-        layers::MultiHeadAttention(weights, p + "/self_attn", d, config.heads),
+        layers::MultiHeadAttention(weights, p + "/self_attn", d, config.heads,
+                                   config.relative_max_distance),
         layers::Residual(weights, p + "/ffn", config),
         layers::FeedForward(weights, p + "/ffn", d, config.encoder_ffn_dim,
                             config.encoder_ffn_depth, config.activation)});
