@@ -2,6 +2,7 @@
 #include "s2s/ops/matmul.h"
 
 #include "s2s/ops/detail.h"
+#include "s2s/ops/flop_counter.h"
 
 namespace s2s::ops {
 
@@ -47,6 +48,7 @@ bool prepare_matmul(const Tensor& a, const Tensor& b, Tensor& c, const MatmulOpt
 void matmul(const Tensor& a, const Tensor& b, Tensor& c, const MatmulOptions& options) {
   if (!detail::prepare_matmul(a, b, c, options)) return;
   detail::matmul_dnnl(a, b, c, options);
+  flop_counter::add(2 * c.numel() * a.dim(-1));  // c [..., M, N], K = a.dim(-1)
 }
 
 }  // namespace s2s::ops

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "s2s/ops/detail.h"
+#include "s2s/ops/flop_counter.h"
 #include "s2s/ops/packed_matmul.h"
 #include "s2s/ops/primitive_cache.h"
 
@@ -63,6 +64,7 @@ void PackedMatmul::operator()(const Tensor& x, Tensor& y) const {
   };
   if (impl_->bias) args.emplace(DNNL_ARG_BIAS, impl_->bias);
   detail::execute(impl_->matmul, std::move(args));
+  flop_counter::add(2 * rows * in_ * out_);
 }
 
 }  // namespace s2s::ops

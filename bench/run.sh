@@ -1,0 +1,57 @@
+#!/bin/bash
+# bench/run.sh [MODEL_DIR]: the benchmark table of bench/README.md.
+#
+# Generates the Transformer-base-sized random model if MODEL_DIR (default /tmp/s2s-bench-model)
+# has none, builds s2s_bench if needed (Release, in build-bench/, -j2), then runs greedy and beam 4
+# with 1 and 2 threads on it, and the same four configurations on the shipped models/tiny-random.
+# One process per configuration, strictly one after another: on a 2-core machine, two OpenMP
+# processes side by side slow each other down far more than 2x.
+#
+# Environment: S2S_BENCH_BUILD (build folder), S2S_BENCH_SENTENCES (default MODEL_DIR/sentences.txt),
+# S2S_BENCH_MAX_SENTENCES (default 500), S2S_BENCH_BATCH (default 32), S2S_BENCH_TINY=0 (skip the
+# tiny model).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+MODEL=${1:-/tmp/s2s-bench-model}
+BUILD=${S2S_BENCH_BUILD:-$ROOT/build-bench}
+SENTENCES=${S2S_BENCH_SENTENCES:-$MODEL/sentences.txt}
+MAX=${S2S_BENCH_MAX_SENTENCES:-500}
+BATCH=${S2S_BENCH_BATCH:-32}
+TINY=${S2S_BENCH_TINY:-1}
+
+if [ ! -f "$MODEL/opus.spm32k-spm32k.transformer-align.model1.npz.best-perplexity.npz" ] ||
+   [ ! -f "$MODEL/sentences.txt" ]; then
+  echo "# generating the bench model in $MODEL" >&2
+  /usr/bin/python3 "$ROOT/tools/fixtures/make_bench_model.py" "$MODEL" >&2
+fi
+
+if [ ! -f "$BUILD/CMakeCache.txt" ]; then
+  cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DS2S_BUILD_TESTS=OFF >&2
+fi
+cmake --build "$BUILD" --target s2s_bench -j2 >&2
+BENCH="$BUILD/bench/s2s_bench"
+
+echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)," \
+     "git $(git -C "$ROOT" rev-parse --short HEAD), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+
+header=--header
+run() {  # label model beam threads
+  "$BENCH" "$2" "$SENTENCES" --label "$1" --beam-size "$3" --threads "$4" --batch-size "$BATCH" \
+    --max-sentences "$MAX" $header
+  header=
+}
+
+for beam in 1 4; do
+  for threads in 1 2; do
+    run base-random "$MODEL" "$beam" "$threads"
+  done
+done
+if [ "$TINY" != 0 ]; then
+  for beam in 1 4; do
+    for threads in 1 2; do
+      run tiny-random "$ROOT/models/tiny-random" "$beam" "$threads"
+    done
+  done
+fi
+echo "# done, load average $(cut -d' ' -f1-3 /proc/loadavg)"
