@@ -53,6 +53,9 @@ std::vector<std::string> ModelConfig::validate() const {
        "source </s> id " + std::to_string(source_eos_id) + " outside the vocabulary");
   need(unk_id < target_vocab_size, "target <unk> id outside the vocabulary");
   need(decoder_start_id < target_vocab_size, "decoder start id outside the vocabulary");
+  for (std::int32_t id : suppressed_ids)
+    need(id >= 0 && id < target_vocab_size,
+         "suppressed token id " + std::to_string(id) + " outside the vocabulary");
   return problems;
 }
 

@@ -65,6 +65,10 @@ struct ModelConfig {
   std::int32_t source_eos_id = -1;
   // First decoder input: -1 = an all-zero vector (Marian); otherwise this token's embedding.
   std::int32_t decoder_start_id = -1;
+  // Target tokens the search never produces (Hugging Face's pad, which it bans).
+  std::vector<std::int32_t> suppressed_ids;
+  // Whether </s> is appended to the source (Marian, HF: yes; OpenNMT-py via CTranslate2: no).
+  bool add_source_eos = true;
 
   dim_t head_dim() const { return heads > 0 ? d_model / heads : 0; }
 

@@ -30,8 +30,9 @@ struct SentenceBeam {
   std::vector<Hypothesis> finished;
 };
 
-// log_probs = log-softmax of the logits, <unk> suppressed; scores = log_probs + the parent's
-// accumulated score (Marian accumulates in float32 in this order).
+// log_probs = log-softmax of the logits; scores = log_probs + the parent's accumulated score
+// (Marian accumulates in float32 in this order), with <unk> (unless allowed) and the model's
+// suppressed tokens set to the lowest float so that they are never selected.
 void expand(const Model& model, const std::vector<Live>& live, const SearchOptions& options,
             const Tensor& logits, Tensor& log_probs, Tensor& scores) {
   ops::log_softmax(logits, log_probs);
@@ -40,12 +41,13 @@ void expand(const Model& model, const std::vector<Live>& live, const SearchOptio
   scores.resize(log_probs.shape());
   float* lp = log_probs.data<float>();
   float* s = scores.data<float>();
+  const float lowest = std::numeric_limits<float>::lowest();
   for (std::size_t r = 0; r < live.size(); ++r) {
     const dim_t offset = static_cast<dim_t>(r) * vocab;
-    if (!options.allow_unk && unk >= 0) lp[offset + unk] = std::numeric_limits<float>::lowest();
     const float base = live[r].hypothesis.score;
     for (dim_t v = 0; v < vocab; ++v) s[offset + v] = lp[offset + v] + base;
-    if (!options.allow_unk && unk >= 0) s[offset + unk] = std::numeric_limits<float>::lowest();
+    if (!options.allow_unk && unk >= 0) s[offset + unk] = lowest;
+    for (std::int32_t id : model.config().suppressed_ids) s[offset + id] = lowest;
   }
 }
 
