@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "s2s/formats/hf_marian.h"
 #include "s2s/formats/marian.h"
 #include "s2s/formats/npz.h"
 
@@ -54,8 +55,7 @@ std::shared_ptr<const Model> load_model(const std::string& path) {
   if (fs::is_regular_file(folder, ec)) folder = folder.parent_path();
   if (folder.empty()) folder = ".";
   if (looks_like_marian(folder)) return load_marian(folder);
-  if (fs::exists(folder / "config.json", ec) && fs::exists(folder / "model.safetensors", ec))
-    throw ModelError(path + ": Hugging Face MarianMT folders are not supported yet");
+  if (looks_like_hf_marian(folder)) return load_hf_marian(folder);
   if (fs::exists(folder / "model.bin", ec))
     throw ModelError(path + ": CTranslate2 model folders are not supported yet");
   throw ModelError(path + ": not a model folder (looked for decoder.yml or a .npz Marian model)");

@@ -19,6 +19,10 @@ struct ModelInfo {
   std::string folder;
   std::vector<std::pair<std::string, std::string>> files;  // role -> path
   dim_t parameters = 0;
+  // Search defaults the model's own files set, as option keys of `s2s translate` (e.g.
+  // "beam-size" from a Hugging Face generation config). They rank like a Marian decoder.yml:
+  // above built-in defaults, below --config and flags.
+  std::vector<std::pair<std::string, std::string>> search_defaults;
 };
 
 class Model {

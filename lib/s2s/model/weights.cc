@@ -32,6 +32,12 @@ WeightStore::Entry& WeightStore::find(const std::string& name) {
   return it->second;
 }
 
+bool WeightStore::contains_origin(const std::string& origin) const {
+  for (const auto& [name, entry] : entries_)
+    if (entry.origin == origin) return true;
+  return false;
+}
+
 Tensor WeightStore::take(const std::string& name, const Shape& expected) {
   Entry& e = find(name);
   if (e.tensor.shape() != expected)

@@ -33,6 +33,8 @@ class WeightStore {
   // `name` refers to the same tensor as `target` (tied weights).
   void alias(const std::string& name, const std::string& target);
   bool contains(const std::string& name) const;
+  // Whether some weight was added from this name in the file.
+  bool contains_origin(const std::string& origin) const;
 
   // A view of the weight, after checking its shape; ModelError naming the source file, the
   // weight and both shapes when it is missing or mis-shaped.

@@ -1,0 +1,231 @@
+#include "s2s/formats/hf_marian.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "s2s/formats/safetensors.h"
+
+namespace s2s::formats {
+namespace fs = std::filesystem;
+using nlohmann::json;
+namespace {
+
+json read_json(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) throw ModelError(path.string() + ": not found");
+  try {
+    return json::parse(in);
+  } catch (const json::exception& e) {
+    throw ModelError(path.string() + ": not valid JSON: " + e.what());
+  }
+}
+
+// config.json values with a clear error when one has the wrong type.
+template <typename T>
+T value(const json& config, const char* key, T fallback, const fs::path& path) {
+  const auto it = config.find(key);
+  if (it == config.end() || it->is_null()) return fallback;
+  try {
+    return it->get<T>();
+  } catch (const json::exception&) {
+    throw ModelError(path.string() + ": '" + key + "' has an unexpected value " + it->dump());
+  }
+}
+
+ModelConfig hf_config(const json& c, const fs::path& path, std::vector<std::string>& problems) {
+  ModelConfig m;
+  m.architecture = "transformer (Hugging Face MarianMT)";
+  if (value<std::string>(c, "model_type", "marian", path) != "marian")
+    problems.push_back("model_type '" + c.value("model_type", std::string()) + "' is not marian");
+  m.d_model = value<dim_t>(c, "d_model", 0, path);
+  m.encoder_layers = value<dim_t>(c, "encoder_layers", 0, path);
+  m.decoder_layers = value<dim_t>(c, "decoder_layers", 0, path);
+  m.heads = value<dim_t>(c, "encoder_attention_heads", 0, path);
+  if (value<dim_t>(c, "decoder_attention_heads", m.heads, path) != m.heads)
+    problems.push_back("different encoder and decoder head counts are not supported");
+  m.encoder_ffn_dim = value<dim_t>(c, "encoder_ffn_dim", 0, path);
+  m.decoder_ffn_dim = value<dim_t>(c, "decoder_ffn_dim", 0, path);
+  const std::string act = value<std::string>(c, "activation_function", "gelu", path);
+  if (act == "swish" || act == "silu")
+    m.activation = ops::Activation::swish;
+  else if (act == "relu")
+    m.activation = ops::Activation::relu;
+  else if (act == "gelu")
+    m.activation = ops::Activation::gelu;
+  else
+    problems.push_back("activation_function '" + act + "' is not supported (swish, silu, relu, gelu)");
+  // Current MarianMT code hard-wires post-norm without embedding or final norms; legacy keys
+  // that say otherwise describe a model it would not run as written.
+  for (const char* key : {"normalize_before", "normalize_embedding", "add_final_layer_norm"})
+    if (value<bool>(c, key, false, path)) problems.push_back(std::string(key) + " true is not supported");
+  m.pre_norm = false;
+  m.post_ops = {PostOp::add, PostOp::norm};
+  m.layer_norm_epsilon = 1e-5f;  // torch.nn.LayerNorm's default
+  m.positions = PositionEncoding::sinusoid_hf;
+  m.max_positions = 0;  // sinusoids are computed, not stored
+  m.scale_embeddings = value<bool>(c, "scale_embedding", false, path);
+  m.source_vocab_size = value<dim_t>(c, "vocab_size", 0, path);
+  m.target_vocab_size = value<dim_t>(c, "decoder_vocab_size", m.source_vocab_size, path);
+  m.shared_embeddings = value<bool>(c, "share_encoder_decoder_embeddings", true, path);
+  m.tied_output = value<bool>(c, "tie_word_embeddings", true, path);
+  m.decoder_start_id = value<std::int32_t>(c, "decoder_start_token_id", -1, path);
+  m.eos_id = value<std::int32_t>(c, "eos_token_id", -1, path);
+  const std::int32_t pad = value<std::int32_t>(c, "pad_token_id", -1, path);
+  if (pad >= 0) m.suppressed_ids.push_back(pad);  // bad_words_ids = [[pad]]
+  if (m.decoder_start_id < 0) problems.push_back("decoder_start_token_id is missing");
+  return m;
+}
+
+// HF name -> canonical name for one attention module / layer norm / linear.
+void map_linear(WeightStore& w, SafetensorsFile& st, const std::string& hf, const std::string& c) {
+  w.add(c + "/weight", st.read_tensor(hf + ".weight"), ops::WeightLayout::out_in, hf + ".weight");
+  w.add(c + "/bias", st.read_tensor(hf + ".bias"), ops::WeightLayout::in_out, hf + ".bias");
+}
+
+void map_norm(WeightStore& w, SafetensorsFile& st, const std::string& hf, const std::string& c) {
+  w.add(c + "/scale", st.read_tensor(hf + ".weight"), ops::WeightLayout::in_out, hf + ".weight");
+  w.add(c + "/bias", st.read_tensor(hf + ".bias"), ops::WeightLayout::in_out, hf + ".bias");
+}
+
+void map_attention(WeightStore& w, SafetensorsFile& st, const std::string& hf,
+                   const std::string& c) {
+  for (const auto& [from, to] : {std::pair{"q_proj", "q"}, {"k_proj", "k"}, {"v_proj", "v"},
+                                 {"out_proj", "o"}})
+    map_linear(w, st, hf + "." + from, c + "/" + to);
+}
+
+}  // namespace
+
+namespace {
+
+// Reads every weight the config implies into canonical names; tied duplicates the file may or
+// may not hold (save_pretrained drops them) are resolved here.
+void load_weights(SafetensorsFile& st, ModelConfig& config, WeightStore& w) {
+  const auto has = [&](const std::string& n) { return st.contains(n); };
+  // Embeddings: model.shared when shared, else the encoder's and decoder's own.
+  const std::string shared = "model.shared.weight";
+  const std::string enc_emb = "model.encoder.embed_tokens.weight";
+  const std::string dec_emb = "model.decoder.embed_tokens.weight";
+  if (config.shared_embeddings) {
+    const std::string table = has(shared) ? shared : enc_emb;
+    w.add("encoder/embeddings", st.read_tensor(table), ops::WeightLayout::in_out, table);
+    w.alias("decoder/embeddings", "encoder/embeddings");
+  } else {
+    w.add("encoder/embeddings", st.read_tensor(has(enc_emb) ? enc_emb : shared),
+          ops::WeightLayout::in_out, enc_emb);
+    w.add("decoder/embeddings", st.read_tensor(dec_emb), ops::WeightLayout::in_out, dec_emb);
+  }
+  for (dim_t i = 0; i < config.encoder_layers; ++i) {
+    const std::string hf = "model.encoder.layers." + std::to_string(i);
+    const std::string c = "encoder/layer_" + std::to_string(i);
+    map_attention(w, st, hf + ".self_attn", c + "/self_attn");
+    map_norm(w, st, hf + ".self_attn_layer_norm", c + "/self_attn/post_norm");
+    map_linear(w, st, hf + ".fc1", c + "/ffn/linear_0");
+    map_linear(w, st, hf + ".fc2", c + "/ffn/linear_1");
+    map_norm(w, st, hf + ".final_layer_norm", c + "/ffn/post_norm");
+  }
+  for (dim_t i = 0; i < config.decoder_layers; ++i) {
+    const std::string hf = "model.decoder.layers." + std::to_string(i);
+    const std::string c = "decoder/layer_" + std::to_string(i);
+    map_attention(w, st, hf + ".self_attn", c + "/self_attn");
+    map_norm(w, st, hf + ".self_attn_layer_norm", c + "/self_attn/post_norm");
+    map_attention(w, st, hf + ".encoder_attn", c + "/cross_attn");
+    map_norm(w, st, hf + ".encoder_attn_layer_norm", c + "/cross_attn/post_norm");
+    map_linear(w, st, hf + ".fc1", c + "/ffn/linear_0");
+    map_linear(w, st, hf + ".fc2", c + "/ffn/linear_1");
+    map_norm(w, st, hf + ".final_layer_norm", c + "/ffn/post_norm");
+  }
+  if (!config.tied_output)
+    w.add("decoder/output/weight", st.read_tensor("lm_head.weight"), ops::WeightLayout::out_in,
+          "lm_head.weight");
+  // final_logits_bias is a registered buffer [1, V]; models saved without it use zeros.
+  config.output_bias = has("final_logits_bias");
+  if (config.output_bias) {
+    Tensor bias = st.read_tensor("final_logits_bias");
+    bias.reshape({bias.numel()});
+    w.add("decoder/output/bias", std::move(bias), ops::WeightLayout::in_out, "final_logits_bias");
+  }
+}
+
+// Tensors the file may hold that the model does not need: tied copies and the static position
+// tables older versions saved.
+bool ignorable(const std::string& name, const ModelConfig& config) {
+  if (name.find("embed_positions") != std::string::npos) return true;
+  if (config.shared_embeddings &&
+      (name == "model.encoder.embed_tokens.weight" || name == "model.decoder.embed_tokens.weight" ||
+       name == "model.shared.weight"))
+    return true;
+  return config.tied_output && name == "lm_head.weight";
+}
+
+}  // namespace
+
+bool looks_like_hf_marian(const fs::path& folder) {
+  std::error_code ec;
+  return fs::is_regular_file(folder / "config.json", ec) &&
+         (fs::exists(folder / "model.safetensors", ec) ||
+          fs::exists(folder / "pytorch_model.bin", ec));
+}
+
+std::shared_ptr<const Model> load_hf_marian(const fs::path& folder) {
+  const fs::path config_path = folder / "config.json";
+  const fs::path weights_path = folder / "model.safetensors";
+  std::error_code ec;
+  if (!fs::exists(weights_path, ec))
+    throw ModelError(folder.string() + ": only pytorch_model.bin, no model.safetensors; s2s reads "
+                     "safetensors (convert with transformers' save_pretrained(safe_serialization=True))");
+  const json config_json = read_json(config_path);
+  std::vector<std::string> problems;
+  ModelConfig config = hf_config(config_json, config_path, problems);
+  if (!problems.empty()) {
+    std::string message = config_path.string() + ": unsupported model: ";
+    for (std::size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];
+    throw ModelError(message);
+  }
+
+  SafetensorsFile st(weights_path.string());
+  WeightStore weights(weights_path.string());
+  load_weights(st, config, weights);
+  std::vector<std::string> unexpected;
+  for (const std::string& name : st.names())
+    if (!weights.contains_origin(name) && !ignorable(name, config)) unexpected.push_back(name);
+  if (!unexpected.empty()) {
+    std::string names;
+    for (const std::string& n : unexpected) names += (names.empty() ? "" : ", ") + n;
+    throw ModelError(weights_path.string() + ": unexpected tensors: " + names);
+  }
+
+  // Tokenizer files: vocab.json for both sides unless the vocabularies are separate.
+  bool separate = false;
+  if (fs::exists(folder / "tokenizer_config.json", ec))
+    separate = read_json(folder / "tokenizer_config.json").value("separate_vocabs", false);
+  const fs::path source_vocab = folder / "vocab.json";
+  const fs::path target_vocab = separate ? folder / "target_vocab.json" : source_vocab;
+  auto codec = std::make_unique<text::TextCodec>(text::TextCodec::load(
+      (folder / "source.spm").string(), source_vocab.string(), config.source_vocab_size,
+      (folder / "target.spm").string(), target_vocab.string(), config.target_vocab_size));
+  config.source_eos_id = codec->source_vocab().eos_id();
+  if (config.eos_id < 0) config.eos_id = codec->target_vocab().eos_id();
+  config.unk_id = codec->target_vocab().unk_id();
+
+  ModelInfo info;
+  info.format = "hf-marian";
+  info.folder = folder.string();
+  info.files = {{"config", config_path.string()},
+                {"weights", weights_path.string()},
+                {"source vocabulary", source_vocab.string()},
+                {"target vocabulary", target_vocab.string()},
+                {"source SentencePiece", (folder / "source.spm").string()},
+                {"target SentencePiece", (folder / "target.spm").string()}};
+  // Generation defaults, as HF's generate() would use them: its beam size, and <unk> allowed.
+  json generation = config_json;
+  if (fs::exists(folder / "generation_config.json", ec))
+    generation = read_json(folder / "generation_config.json");
+  if (generation.contains("num_beams") && generation["num_beams"].is_number_integer())
+    info.search_defaults.emplace_back("beam-size", std::to_string(generation["num_beams"].get<int>()));
+  info.search_defaults.emplace_back("allow-unk", "true");
+  return std::make_shared<const Model>(std::move(config), std::move(weights), std::move(codec),
+                                       std::move(info));
+}
+
+}  // namespace s2s::formats

@@ -1,0 +1,21 @@
+// Hugging Face MarianMT folders (model-formats.md §4): config.json, model.safetensors,
+// vocab.json (+ target_vocab.json with separate vocabularies), source.spm / target.spm, optional
+// generation_config.json. Loaded directly: the HF weight names become canonical names here, and
+// HF's semantics (D/2 sinusoid, layer-norm eps 1e-5, decoder start from the zero pad row,
+// final_logits_bias, pad never generated, <unk> not suppressed) become ModelConfig fields and
+// search defaults.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+
+#include "s2s/model/model.h"
+
+namespace s2s::formats {
+
+// True when the folder has config.json and model.safetensors or pytorch_model.bin.
+bool looks_like_hf_marian(const std::filesystem::path& folder);
+
+std::shared_ptr<const Model> load_hf_marian(const std::filesystem::path& folder);
+
+}  // namespace s2s::formats
