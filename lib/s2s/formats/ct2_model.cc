@@ -1,0 +1,360 @@
+// CTranslate2 model.bin reading: map the file, walk the records with a cursor that checks every
+// length against the bytes left, resolve aliases, and copy (and widen) variables on request.
+#include "s2s/formats/ct2_model.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <limits>
+#include <unordered_set>
+
+#include "s2s/formats/npy.h"
+
+namespace s2s::formats {
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "the CTranslate2 reader copies little-endian data as it is");
+
+namespace {
+
+constexpr std::uint32_t kMaxVersion = 6;
+constexpr std::uint64_t kMaxRank = 8;
+
+// CTranslate2's DataType ids (include/ctranslate2/types.h, model_spec.py _dtype_to_type_id).
+enum : std::uint8_t { kF32, kI8, kI16, kI32, kF16, kBF16, kTypeCount };
+constexpr const char* kTypeNames[] = {"float32", "int8", "int16", "int32", "float16", "bfloat16"};
+constexpr std::uint64_t kTypeSizes[] = {4, 1, 2, 4, 2, 2};
+
+// Reads little-endian fields in order; every read is checked against the bytes left.
+class Cursor {
+ public:
+  Cursor(const std::uint8_t* data, std::uint64_t size, const std::string& path)
+      : data_(data), size_(size), path_(path) {}
+
+  std::uint64_t pos() const { return pos_; }
+  std::uint64_t left() const { return size_ - pos_; }
+  [[noreturn]] void fail(const std::string& message) const {
+    throw ModelError(path_ + ": " + message);
+  }
+  std::uint64_t uint(std::uint64_t bytes, const std::string& what) {
+    if (bytes > left())
+      fail("truncated: " + what + " at byte " + std::to_string(pos_) + " needs " +
+           std::to_string(bytes) + " bytes, " + std::to_string(left()) + " left");
+    std::uint64_t v = 0;
+    for (std::uint64_t i = 0; i < bytes; ++i)
+      v |= static_cast<std::uint64_t>(data_[pos_ + i]) << (8 * i);
+    pos_ += bytes;
+    return v;
+  }
+  // u16 (length + 1), bytes, NUL. Like CTranslate2's consume<std::string>, the text ends at the
+  // first NUL; a record that does not end in one is corrupt.
+  std::string string(const std::string& what) {
+    const std::uint64_t len = uint(2, what + " length");
+    if (len == 0)
+      fail(what + ": string length 0 at byte " + std::to_string(pos_ - 2) +
+           " (the length counts the NUL, so it is at least 1)");
+    if (len > left())
+      fail("truncated: " + what + ": " + std::to_string(len) + " bytes claimed, " +
+           std::to_string(left()) + " left");
+    const char* p = reinterpret_cast<const char*>(data_ + pos_);
+    if (p[len - 1] != '\0')
+      fail(what + ": string at byte " + std::to_string(pos_) + " does not end in a NUL");
+    pos_ += len;
+    return std::string(p, strnlen(p, len));
+  }
+  void skip(std::uint64_t bytes) { pos_ += bytes; }  // the caller has checked left()
+
+ private:
+  const std::uint8_t* data_;
+  std::uint64_t size_;
+  const std::string& path_;
+  std::uint64_t pos_ = 0;
+};
+
+float float_at(std::uint8_t type, const std::uint8_t* data, std::size_t i) {
+  float f;
+  if (type == kF32) {
+    std::memcpy(&f, data + 4 * i, 4);  // the data may be unaligned
+    return f;
+  }
+  std::uint16_t h;
+  std::memcpy(&h, data + 2 * i, 2);
+  if (type == kF16) return half_to_float(h);
+  const std::uint32_t bits = static_cast<std::uint32_t>(h) << 16;  // bfloat16: upper half of f32
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+std::int64_t int_at(std::uint8_t type, const std::uint8_t* data, std::size_t i) {
+  if (type == kI8) return static_cast<std::int8_t>(data[i]);
+  if (type == kI16) {
+    std::int16_t v;
+    std::memcpy(&v, data + 2 * i, 2);
+    return v;
+  }
+  std::int32_t v;
+  std::memcpy(&v, data + 4 * i, 4);
+  return v;
+}
+
+bool is_integer(std::uint8_t type) { return type == kI8 || type == kI16 || type == kI32; }
+
+}  // namespace
+
+// A read-only mapping of the whole file (empty files are not mapped).
+struct Ct2ModelFile::Mapping {
+  const std::uint8_t* data = nullptr;
+  std::uint64_t size = 0;
+  ~Mapping() {
+    if (data) munmap(const_cast<std::uint8_t*>(data), size);
+  }
+};
+
+Ct2ModelFile::Ct2ModelFile(const std::string& path)
+    : path_(path), file_(std::make_unique<Mapping>()) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw ModelError(path + ": cannot open: " + std::strerror(errno));
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw ModelError(path + ": not a regular file");
+  }
+  file_->size = static_cast<std::uint64_t>(st.st_size);
+  if (file_->size > 0) {
+    void* p = mmap(nullptr, file_->size, PROT_READ, MAP_PRIVATE, fd, 0);
+    const int map_errno = errno;
+    ::close(fd);
+    if (p == MAP_FAILED) throw ModelError(path + ": cannot map file: " + std::strerror(map_errno));
+    file_->data = static_cast<const std::uint8_t*>(p);
+  } else {
+    ::close(fd);
+  }
+  parse();
+}
+
+Ct2ModelFile::~Ct2ModelFile() = default;
+Ct2ModelFile::Ct2ModelFile(Ct2ModelFile&&) noexcept = default;
+Ct2ModelFile& Ct2ModelFile::operator=(Ct2ModelFile&&) noexcept = default;
+
+void Ct2ModelFile::parse() {
+  Cursor in(file_->data, file_->size, path_);
+  if (file_->size == 0) in.fail("empty file (0 bytes), not a CTranslate2 model.bin");
+  version_ = static_cast<std::uint32_t>(in.uint(4, "binary version"));
+  if (version_ < 1 || version_ > kMaxVersion)
+    in.fail("unsupported CTranslate2 binary version " + std::to_string(version_) +
+            " (supported: 1 to " + std::to_string(kMaxVersion) + ")" +
+            (version_ > kMaxVersion ? "; written by a newer CTranslate2, or not a model.bin"
+                                    : "; not a model.bin"));
+  if (version_ >= 2) {
+    spec_name_ = in.string("spec name");
+    revision_ = static_cast<std::uint32_t>(in.uint(4, "spec revision"));
+  }
+
+  // No reserve(): the counts are not trusted, and each record fails on its own if truncated.
+  const std::uint64_t n_vars = in.uint(4, "variable count");
+  for (std::uint64_t i = 0; i < n_vars; ++i) {
+    std::string name = in.string("name of variable " + std::to_string(i));
+    const std::string what = "variable '" + name + "'";
+    Variable v;
+    const std::uint64_t rank = in.uint(1, what + " rank");
+    if (rank > kMaxRank)
+      in.fail(what + ": rank " + std::to_string(rank) + " (at most 8 is accepted)");
+    // Elements, and the product of the non-zero dimensions, which must fit in int64 so that even
+    // an empty tensor's strides cannot overflow.
+    std::uint64_t numel = 1, nonzero = 1;
+    bool overflow = false;
+    for (std::uint64_t r = 0; r < rank; ++r) {
+      const std::uint64_t dim = in.uint(4, what + " dimension");
+      v.shape.push_back(static_cast<dim_t>(dim));
+      overflow |= __builtin_mul_overflow(numel, dim, &numel);
+      if (dim != 0) overflow |= __builtin_mul_overflow(nonzero, dim, &nonzero);
+    }
+    std::uint64_t nbytes = 0;
+    if (version_ >= 4) {
+      const std::uint64_t id = in.uint(1, what + " dtype");
+      if (id >= kTypeCount)
+        in.fail(what + ": unknown dtype id " + std::to_string(id) +
+                " (0 float32, 1 int8, 2 int16, 3 int32, 4 float16, 5 bfloat16)");
+      v.type = static_cast<std::uint8_t>(id);
+      nbytes = in.uint(4, what + " byte count");
+    } else {
+      // Versions <= 3 store the item size and the element count; CTranslate2 maps the size to a
+      // type (model.cc get_dtype_from_item_size).
+      const std::uint64_t item = in.uint(1, what + " item size");
+      if (item != 4 && item != 2 && item != 1)
+        in.fail(what + ": item size " + std::to_string(item) + " (expected 4, 2 or 1)");
+      v.type = item == 4 ? kF32 : item == 2 ? kI16 : kI8;
+      nbytes = in.uint(4, what + " element count") * item;
+    }
+    if (nbytes > in.left())
+      in.fail(what + ": " + std::to_string(nbytes) + " bytes claimed, " +
+              std::to_string(in.left()) + " left");
+    std::uint64_t expected = 0;
+    overflow |= nonzero > static_cast<std::uint64_t>(std::numeric_limits<dim_t>::max()) ||
+                __builtin_mul_overflow(numel, kTypeSizes[v.type], &expected);
+    if (overflow) in.fail(what + ": shape " + to_string(v.shape) + " is too large");
+    if (expected != nbytes)
+      in.fail(what + ": shape " + to_string(v.shape) + " of " + kTypeNames[v.type] + " needs " +
+              std::to_string(expected) + " bytes, the file gives " + std::to_string(nbytes));
+    v.offset = in.pos();
+    v.nbytes = nbytes;
+    in.skip(nbytes);
+    if (!variables_.emplace(name, std::move(v)).second) in.fail(what + " appears twice");
+    variable_order_.push_back(std::move(name));
+  }
+
+  std::vector<std::pair<std::string, std::string>> aliases;
+  if (version_ >= 3) {
+    const std::uint64_t n_aliases = in.uint(4, "alias count");
+    for (std::uint64_t i = 0; i < n_aliases; ++i) {
+      std::string alias = in.string("name of alias " + std::to_string(i));
+      std::string target = in.string("target of alias '" + alias + "'");
+      aliases.emplace_back(std::move(alias), std::move(target));
+    }
+  }
+  // The writer leaves nothing after the last record; extra bytes mean a wrong count.
+  if (in.left() != 0)
+    in.fail(std::to_string(in.left()) + " unexpected bytes after the last record, at byte " +
+            std::to_string(in.pos()));
+  resolve_aliases(aliases);
+}
+
+void Ct2ModelFile::resolve_aliases(
+    const std::vector<std::pair<std::string, std::string>>& aliases) {
+  auto fail = [this](const std::string& message) { throw ModelError(path_ + ": " + message); };
+  std::unordered_map<std::string, std::string> direct;
+  for (const auto& [alias, target] : aliases) {
+    if (variables_.count(alias)) fail("alias '" + alias + "' has the name of a variable");
+    if (!direct.emplace(alias, target).second) fail("alias '" + alias + "' appears twice");
+    alias_order_.push_back(alias);
+  }
+  // Follow each chain until a variable or an alias already resolved; every alias is walked once,
+  // so a long chain in a corrupt file costs linear time.
+  for (const std::string& start : alias_order_) {
+    std::vector<std::string> chain;
+    std::unordered_set<std::string> on_chain;
+    std::string target = start;
+    while (!variables_.count(target)) {
+      const auto done = aliases_.find(target);
+      if (done != aliases_.end()) {
+        target = done->second;
+        break;
+      }
+      const auto next = direct.find(target);
+      if (next == direct.end())
+        fail("alias '" + chain.back() + "' points to '" + target +
+             "', which is neither a variable nor an alias");
+      if (!on_chain.insert(target).second) fail("alias '" + target + "' is part of a cycle");
+      chain.push_back(target);
+      target = next->second;
+    }
+    for (const std::string& alias : chain) aliases_[alias] = target;
+  }
+  // Model::load also aliases "<alias>_scale" to "<target>_scale" (the weight's quantisation scale).
+  const std::size_t explicit_count = alias_order_.size();
+  for (std::size_t i = 0; i < explicit_count; ++i) {
+    const std::string scale = alias_order_[i] + "_scale";
+    const std::string target = aliases_.at(alias_order_[i]) + "_scale";
+    if (variables_.count(target) && !contains(scale)) {
+      aliases_.emplace(scale, target);
+      alias_order_.push_back(scale);
+    }
+  }
+}
+
+std::vector<std::string> Ct2ModelFile::names() const {
+  std::vector<std::string> out = variable_order_;
+  out.insert(out.end(), alias_order_.begin(), alias_order_.end());
+  return out;
+}
+
+bool Ct2ModelFile::contains(const std::string& name) const {
+  return variables_.count(name) != 0 || aliases_.count(name) != 0;
+}
+
+const std::string& Ct2ModelFile::resolve(const std::string& name) const {
+  const auto var = variables_.find(name);
+  if (var != variables_.end()) return var->first;
+  const auto alias = aliases_.find(name);
+  if (alias != aliases_.end()) return alias->second;
+  throw ModelError(path_ + ": no variable or alias '" + name + "' (the file has " +
+                   std::to_string(variables_.size()) + " variables and " +
+                   std::to_string(aliases_.size()) + " aliases)");
+}
+
+const Ct2ModelFile::Variable& Ct2ModelFile::find(const std::string& name) const {
+  return variables_.at(resolve(name));
+}
+
+const Shape& Ct2ModelFile::shape(const std::string& name) const { return find(name).shape; }
+
+const char* Ct2ModelFile::dtype_name(const std::string& name) const {
+  return kTypeNames[find(name).type];
+}
+
+Tensor Ct2ModelFile::read_tensor(const std::string& name) const {
+  const Variable& v = find(name);
+  const std::uint8_t* src = file_->data + v.offset;
+  const std::size_t n = v.nbytes / kTypeSizes[v.type];
+  if (v.type == kF32 || v.type == kI8 || v.type == kI32) {
+    Tensor t(v.shape, v.type == kF32  ? DataType::f32
+                      : v.type == kI8 ? DataType::i8
+                                      : DataType::i32);
+    if (v.nbytes) std::memcpy(t.raw(), src, v.nbytes);
+    return t;
+  }
+  if (v.type == kI16) {
+    Tensor t(v.shape, DataType::i32);
+    std::int32_t* out = t.data<std::int32_t>();
+    for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<std::int32_t>(int_at(kI16, src, i));
+    return t;
+  }
+  Tensor t(v.shape, DataType::f32);
+  float* out = t.data<float>();
+  for (std::size_t i = 0; i < n; ++i) out[i] = float_at(v.type, src, i);
+  return t;
+}
+
+const Ct2ModelFile::Variable* Ct2ModelFile::scalar(const std::string& name, bool integer,
+                                                   const char* expected) const {
+  if (!contains(name)) return nullptr;
+  const Variable& v = find(name);
+  if (num_elements(v.shape) != 1 || is_integer(v.type) != integer)
+    throw ModelError(path_ + ": attribute '" + name + "' holds " + kTypeNames[v.type] + " " +
+                     to_string(v.shape) + ", expected " + expected);
+  return &v;
+}
+
+std::optional<std::int64_t> Ct2ModelFile::read_int(const std::string& name) const {
+  const Variable* v = scalar(name, true, "one int8, int16 or int32 value");
+  if (!v) return std::nullopt;
+  return int_at(v->type, file_->data + v->offset, 0);
+}
+
+std::optional<bool> Ct2ModelFile::read_bool(const std::string& name) const {
+  // CTranslate2 stores flags as int8 and reads any non-zero value as true.
+  const Variable* v = scalar(name, true, "one int8 flag");
+  if (!v) return std::nullopt;
+  return int_at(v->type, file_->data + v->offset, 0) != 0;
+}
+
+std::optional<float> Ct2ModelFile::read_float(const std::string& name) const {
+  const Variable* v = scalar(name, false, "one float32, float16 or bfloat16 value");
+  if (!v) return std::nullopt;
+  return float_at(v->type, file_->data + v->offset, 0);
+}
+
+std::optional<std::string> Ct2ModelFile::read_string(const std::string& name) const {
+  if (!contains(name)) return std::nullopt;
+  const Variable& v = find(name);
+  if (v.type != kI8 || v.shape.size() != 1)
+    throw ModelError(path_ + ": attribute '" + name + "' holds " + kTypeNames[v.type] + " " +
+                     to_string(v.shape) + ", expected a 1-D int8 array of UTF-8 bytes");
+  return std::string(reinterpret_cast<const char*>(file_->data + v.offset), v.nbytes);
+}
+
+}  // namespace s2s::formats

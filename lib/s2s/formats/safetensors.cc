@@ -1,0 +1,261 @@
+// .safetensors reading: map the file, bound and parse the JSON header, check every entry and that
+// the entries tile the data buffer, then copy (and widen) single tensors on request.
+#include "s2s/formats/safetensors.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "s2s/formats/npy.h"
+
+namespace s2s::formats {
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "the safetensors reader copies little-endian data as it is");
+
+namespace {
+
+using nlohmann::json;
+
+// The reference reader's limit (tensor.rs MAX_HEADER_SIZE); also bounds what the JSON parser sees.
+constexpr std::uint64_t kMaxHeader = 100000000;
+
+struct DtypeInfo {
+  const char* name;
+  std::uint64_t size;
+};
+// Newer writers also know the sub-byte F4 / F6_* types; their sizes are not whole bytes, and they
+// are rejected as unknown.
+constexpr DtypeInfo kDtypes[] = {
+    {"BOOL", 1},    {"U8", 1},          {"I8", 1},          {"F8_E5M2", 1}, {"F8_E4M3", 1},
+    {"F8_E8M0", 1}, {"F8_E4M3FNUZ", 1}, {"F8_E5M2FNUZ", 1}, {"I16", 2},     {"U16", 2},
+    {"F16", 2},     {"BF16", 2},        {"I32", 4},         {"U32", 4},     {"F32", 4},
+    {"I64", 8},     {"U64", 8},         {"F64", 8},         {"C64", 8},
+};
+
+std::uint64_t item_size(const std::string& dtype) {
+  for (const DtypeInfo& d : kDtypes)
+    if (dtype == d.name) return d.size;
+  return 0;
+}
+
+std::string known_dtypes() {
+  std::string s;
+  for (const DtypeInfo& d : kDtypes) s += (s.empty() ? "" : " ") + std::string(d.name);
+  return s;
+}
+
+}  // namespace
+
+// A read-only mapping of the whole file (empty files are not mapped).
+struct SafetensorsFile::Mapping {
+  const std::uint8_t* data = nullptr;
+  std::uint64_t size = 0;
+  ~Mapping() {
+    if (data) munmap(const_cast<std::uint8_t*>(data), size);
+  }
+};
+
+SafetensorsFile::SafetensorsFile(const std::string& path)
+    : path_(path), file_(std::make_unique<Mapping>()) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw ModelError(path + ": cannot open: " + std::strerror(errno));
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw ModelError(path + ": not a regular file");
+  }
+  file_->size = static_cast<std::uint64_t>(st.st_size);
+  if (file_->size > 0) {
+    void* p = mmap(nullptr, file_->size, PROT_READ, MAP_PRIVATE, fd, 0);
+    const int map_errno = errno;
+    ::close(fd);
+    if (p == MAP_FAILED) throw ModelError(path + ": cannot map file: " + std::strerror(map_errno));
+    file_->data = static_cast<const std::uint8_t*>(p);
+  } else {
+    ::close(fd);
+  }
+  parse_header();
+}
+
+SafetensorsFile::~SafetensorsFile() = default;
+SafetensorsFile::SafetensorsFile(SafetensorsFile&&) noexcept = default;
+SafetensorsFile& SafetensorsFile::operator=(SafetensorsFile&&) noexcept = default;
+
+void SafetensorsFile::parse_header() {
+  auto fail = [this](const std::string& message) { throw ModelError(path_ + ": " + message); };
+  const std::uint64_t size = file_->size;
+  if (size < 8)
+    fail("truncated: " + std::to_string(size) +
+         " bytes, a safetensors file starts with an 8-byte header length");
+  std::uint64_t n = 0;
+  for (int i = 0; i < 8; ++i) n |= static_cast<std::uint64_t>(file_->data[i]) << (8 * i);
+  if (n > kMaxHeader)
+    fail("header length " + std::to_string(n) +
+         " is more than the 100000000 bytes allowed; "
+         "not a safetensors file, or corrupt");
+  if (n > size - 8)
+    fail("truncated: header of " + std::to_string(n) + " bytes claimed, " +
+         std::to_string(size - 8) + " left");
+  data_start_ = 8 + n;
+  const std::uint64_t buffer = size - data_start_;
+
+  const char* text = reinterpret_cast<const char*>(file_->data + 8);
+  // nlohmann stops at a NUL as if the input ended there, so the bytes after one would go unchecked;
+  // raw NULs are never valid JSON (the reference rejects them).
+  if (const void* nul = std::memchr(text, '\0', n))
+    fail("header is not valid JSON: NUL byte at header offset " +
+         std::to_string(static_cast<const char*>(nul) - text));
+  json header;
+  try {
+    header = json::parse(text, text + n);
+  } catch (const json::exception& e) {
+    fail(std::string("header is not valid JSON: ") + e.what());
+  }
+  if (!header.is_object()) fail("header is not a JSON object");
+
+  // Offsets and dimensions must be JSON unsigned integers (the reference reads them as usize).
+  auto unsigned_of = [&](const json& v, const std::string& what) {
+    if (!v.is_number_unsigned()) fail(what + " is not a non-negative integer: " + v.dump());
+    return v.get<std::uint64_t>();
+  };
+  for (const auto& [key, value] : header.items()) {
+    if (key == "__metadata__") {
+      if (!value.is_object()) fail("__metadata__ is not a JSON object");
+      for (const auto& [k, v] : value.items()) {
+        if (!v.is_string()) fail("__metadata__ value of '" + k + "' is not a string");
+        metadata_[k] = v.get<std::string>();
+      }
+      continue;
+    }
+    const std::string what = "tensor '" + key + "'";
+    if (!value.is_object()) fail(what + ": entry is not a JSON object");
+    const auto dtype = value.find("dtype");
+    const auto shape = value.find("shape");
+    const auto offsets = value.find("data_offsets");
+    if (dtype == value.end() || shape == value.end() || offsets == value.end())
+      fail(what + ": entry lacks one of 'dtype', 'shape', 'data_offsets'");
+    if (!dtype->is_string()) fail(what + ": dtype is not a string");
+    if (!shape->is_array()) fail(what + ": shape is not an array");
+    if (!offsets->is_array() || offsets->size() != 2)
+      fail(what + ": data_offsets is not an array [begin, end]");
+
+    Entry e;
+    e.name = key;
+    e.dtype = dtype->get<std::string>();
+    const std::uint64_t item = item_size(e.dtype);
+    if (item == 0) fail(what + ": unknown dtype '" + e.dtype + "' (known: " + known_dtypes() + ")");
+    // Elements, and the product of the non-zero dimensions, which must fit in int64 so that even
+    // an empty tensor's strides cannot overflow.
+    std::uint64_t numel = 1, nonzero = 1;
+    bool overflow = false;
+    for (const json& d : *shape) {
+      const std::uint64_t dim = unsigned_of(d, what + ": dimension");
+      e.shape.push_back(dim > static_cast<std::uint64_t>(std::numeric_limits<dim_t>::max())
+                            ? std::numeric_limits<dim_t>::max()
+                            : static_cast<dim_t>(dim));
+      overflow |= __builtin_mul_overflow(numel, dim, &numel);
+      if (dim != 0) overflow |= __builtin_mul_overflow(nonzero, dim, &nonzero);
+    }
+    std::uint64_t nbytes = 0;
+    overflow |= nonzero > static_cast<std::uint64_t>(std::numeric_limits<dim_t>::max()) ||
+                __builtin_mul_overflow(numel, item, &nbytes);
+    if (overflow) fail(what + ": shape " + shape->dump() + " is too large");
+    e.begin = unsigned_of((*offsets)[0], what + ": data_offsets begin");
+    e.end = unsigned_of((*offsets)[1], what + ": data_offsets end");
+    if (e.begin > e.end || e.end > buffer)
+      fail(what + ": data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) +
+           "] do not fit in the " + std::to_string(buffer) + "-byte data buffer");
+    if (e.end - e.begin != nbytes)
+      fail(what + ": shape " + to_string(e.shape) + " of " + e.dtype + " needs " +
+           std::to_string(nbytes) + " bytes, data_offsets give " + std::to_string(e.end - e.begin));
+    entries_.push_back(std::move(e));
+  }
+
+  // The reference sorts by (begin, end) and requires the entries to tile the buffer exactly.
+  std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+  });
+  std::uint64_t at = 0;
+  for (std::size_t i = 0; i < entries_.size(); ++i) {
+    const Entry& e = entries_[i];
+    if (e.begin != at) {
+      const std::string previous = i == 0
+                                       ? "the data buffer starts"
+                                       : "the previous tensor '" + entries_[i - 1].name + "' ends";
+      fail("tensor '" + e.name + "' starts at byte " + std::to_string(e.begin) + ", but " +
+           previous + " at byte " + std::to_string(at) +
+           (e.begin > at ? " (a gap)" : " (overlap)"));
+    }
+    at = e.end;
+    index_.emplace(e.name, i);
+  }
+  if (at != buffer)
+    fail("tensors end at byte " + std::to_string(at) + " of the data buffer, but it has " +
+         std::to_string(buffer) + " bytes (truncated, or data not described by the header)");
+}
+
+std::vector<std::string> SafetensorsFile::names() const {
+  std::vector<std::string> out;
+  out.reserve(entries_.size());
+  for (const Entry& e : entries_) out.push_back(e.name);
+  return out;
+}
+
+bool SafetensorsFile::contains(const std::string& name) const { return index_.count(name) != 0; }
+
+const SafetensorsFile::Entry& SafetensorsFile::find(const std::string& name) const {
+  const auto it = index_.find(name);
+  if (it == index_.end())
+    throw ModelError(path_ + ": no tensor '" + name + "' (the file has " +
+                     std::to_string(entries_.size()) + " tensors)");
+  return entries_[it->second];
+}
+
+const Shape& SafetensorsFile::shape(const std::string& name) const { return find(name).shape; }
+
+const std::string& SafetensorsFile::dtype_name(const std::string& name) const {
+  return find(name).dtype;
+}
+
+Tensor SafetensorsFile::read_tensor(const std::string& name) const {
+  const Entry& e = find(name);
+  const std::uint8_t* src = file_->data + data_start_ + e.begin;
+  const std::size_t nbytes = e.end - e.begin;
+  if (e.dtype == "F32" || e.dtype == "I32" || e.dtype == "I64") {
+    const DataType type = e.dtype == "F32"   ? DataType::f32
+                          : e.dtype == "I32" ? DataType::i32
+                                             : DataType::i64;
+    Tensor t(e.shape, type);
+    if (nbytes) std::memcpy(t.raw(), src, nbytes);
+    return t;
+  }
+  if (e.dtype == "F16" || e.dtype == "BF16") {
+    Tensor t(e.shape, DataType::f32);
+    float* out = t.data<float>();
+    const bool bf16 = e.dtype == "BF16";
+    for (std::size_t i = 0; i < nbytes / 2; ++i) {
+      std::uint16_t h;
+      std::memcpy(&h, src + 2 * i, 2);  // the data may be unaligned
+      if (bf16) {
+        // bfloat16 is the upper half of a binary32.
+        const std::uint32_t bits = static_cast<std::uint32_t>(h) << 16;
+        std::memcpy(&out[i], &bits, 4);
+      } else {
+        out[i] = half_to_float(h);
+      }
+    }
+    return t;
+  }
+  throw ModelError(path_ + ": tensor '" + name + "' has dtype " + e.dtype +
+                   ", which s2s cannot read (supported: F32, F16, BF16, I32, I64)");
+}
+
+}  // namespace s2s::formats
