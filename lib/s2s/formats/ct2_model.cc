@@ -2,10 +2,6 @@
 // length against the bytes left, resolve aliases, and copy (and widen) variables on request.
 #include "s2s/formats/ct2_model.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -105,44 +101,15 @@ bool is_integer(std::uint8_t type) { return type == kI8 || type == kI16 || type 
 
 }  // namespace
 
-// A read-only mapping of the whole file (empty files are not mapped).
-struct Ct2ModelFile::Mapping {
-  const std::uint8_t* data = nullptr;
-  std::uint64_t size = 0;
-  ~Mapping() {
-    if (data) munmap(const_cast<std::uint8_t*>(data), size);
-  }
-};
-
-Ct2ModelFile::Ct2ModelFile(const std::string& path)
-    : path_(path), file_(std::make_unique<Mapping>()) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw ModelError(path + ": cannot open: " + std::strerror(errno));
-  struct stat st {};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    throw ModelError(path + ": not a regular file");
-  }
-  file_->size = static_cast<std::uint64_t>(st.st_size);
-  if (file_->size > 0) {
-    void* p = mmap(nullptr, file_->size, PROT_READ, MAP_PRIVATE, fd, 0);
-    const int map_errno = errno;
-    ::close(fd);
-    if (p == MAP_FAILED) throw ModelError(path + ": cannot map file: " + std::strerror(map_errno));
-    file_->data = static_cast<const std::uint8_t*>(p);
-  } else {
-    ::close(fd);
-  }
-  parse();
-}
+Ct2ModelFile::Ct2ModelFile(const std::string& path) : path_(path), file_(path) { parse(); }
 
 Ct2ModelFile::~Ct2ModelFile() = default;
 Ct2ModelFile::Ct2ModelFile(Ct2ModelFile&&) noexcept = default;
 Ct2ModelFile& Ct2ModelFile::operator=(Ct2ModelFile&&) noexcept = default;
 
 void Ct2ModelFile::parse() {
-  Cursor in(file_->data, file_->size, path_);
-  if (file_->size == 0) in.fail("empty file (0 bytes), not a CTranslate2 model.bin");
+  Cursor in(file_.data(), file_.size(), path_);
+  if (file_.size() == 0) in.fail("empty file (0 bytes), not a CTranslate2 model.bin");
   version_ = static_cast<std::uint32_t>(in.uint(4, "binary version"));
   if (version_ < 1 || version_ > kMaxVersion)
     in.fail("unsupported CTranslate2 binary version " + std::to_string(version_) +
@@ -298,7 +265,7 @@ const char* Ct2ModelFile::dtype_name(const std::string& name) const {
 
 Tensor Ct2ModelFile::read_tensor(const std::string& name) const {
   const Variable& v = find(name);
-  const std::uint8_t* src = file_->data + v.offset;
+  const std::uint8_t* src = file_.data() + v.offset;
   const std::size_t n = v.nbytes / kTypeSizes[v.type];
   if (v.type == kF32 || v.type == kI8 || v.type == kI32) {
     Tensor t(v.shape, v.type == kF32  ? DataType::f32
@@ -332,20 +299,20 @@ const Ct2ModelFile::Variable* Ct2ModelFile::scalar(const std::string& name, bool
 std::optional<std::int64_t> Ct2ModelFile::read_int(const std::string& name) const {
   const Variable* v = scalar(name, true, "one int8, int16 or int32 value");
   if (!v) return std::nullopt;
-  return int_at(v->type, file_->data + v->offset, 0);
+  return int_at(v->type, file_.data() + v->offset, 0);
 }
 
 std::optional<bool> Ct2ModelFile::read_bool(const std::string& name) const {
   // CTranslate2 stores flags as int8 and reads any non-zero value as true.
   const Variable* v = scalar(name, true, "one int8 flag");
   if (!v) return std::nullopt;
-  return int_at(v->type, file_->data + v->offset, 0) != 0;
+  return int_at(v->type, file_.data() + v->offset, 0) != 0;
 }
 
 std::optional<float> Ct2ModelFile::read_float(const std::string& name) const {
   const Variable* v = scalar(name, false, "one float32, float16 or bfloat16 value");
   if (!v) return std::nullopt;
-  return float_at(v->type, file_->data + v->offset, 0);
+  return float_at(v->type, file_.data() + v->offset, 0);
 }
 
 std::optional<std::string> Ct2ModelFile::read_string(const std::string& name) const {
@@ -354,7 +321,7 @@ std::optional<std::string> Ct2ModelFile::read_string(const std::string& name) co
   if (v.type != kI8 || v.shape.size() != 1)
     throw ModelError(path_ + ": attribute '" + name + "' holds " + kTypeNames[v.type] + " " +
                      to_string(v.shape) + ", expected a 1-D int8 array of UTF-8 bytes");
-  return std::string(reinterpret_cast<const char*>(file_->data + v.offset), v.nbytes);
+  return std::string(reinterpret_cast<const char*>(file_.data() + v.offset), v.nbytes);
 }
 
 }  // namespace s2s::formats

@@ -50,6 +50,7 @@
 #include <vector>
 
 #include "s2s/core/tensor.h"
+#include "s2s/formats/mapped_file.h"
 
 namespace s2s::formats {
 
@@ -91,7 +92,6 @@ class Ct2ModelFile {
     std::uint64_t offset = 0;
     std::uint64_t nbytes = 0;
   };
-  struct Mapping;
 
   void parse();
   void resolve_aliases(const std::vector<std::pair<std::string, std::string>>& aliases);
@@ -100,7 +100,7 @@ class Ct2ModelFile {
   const Variable* scalar(const std::string& name, bool integer, const char* expected) const;
 
   std::string path_;
-  std::unique_ptr<Mapping> file_;
+  MappedFile file_;
   std::uint32_t version_ = 0;
   std::string spec_name_;
   std::uint32_t revision_ = 1;

@@ -2,10 +2,6 @@
 // entries, and on read() inflate if needed, verify the CRC and hand the bytes to the npy parser.
 #include "s2s/formats/npz.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -61,43 +57,15 @@ std::uint32_t crc32_of(const std::uint8_t* data, std::uint64_t size) {
 
 }  // namespace
 
-// A read-only mapping of the whole file (empty files are not mapped).
-struct NpzArchive::Mapping {
-  const std::uint8_t* data = nullptr;
-  std::uint64_t size = 0;
-  ~Mapping() {
-    if (data) munmap(const_cast<std::uint8_t*>(data), size);
-  }
-};
-
-NpzArchive::NpzArchive(const std::string& path) : path_(path), file_(std::make_unique<Mapping>()) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw ModelError(path + ": cannot open: " + std::strerror(errno));
-  struct stat st {};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    throw ModelError(path + ": not a regular file");
-  }
-  file_->size = static_cast<std::uint64_t>(st.st_size);
-  if (file_->size > 0) {
-    void* p = mmap(nullptr, file_->size, PROT_READ, MAP_PRIVATE, fd, 0);
-    const int map_errno = errno;
-    ::close(fd);
-    if (p == MAP_FAILED) throw ModelError(path + ": cannot map file: " + std::strerror(map_errno));
-    file_->data = static_cast<const std::uint8_t*>(p);
-  } else {
-    ::close(fd);
-  }
-  read_directory();
-}
+NpzArchive::NpzArchive(const std::string& path) : path_(path), file_(path) { read_directory(); }
 
 NpzArchive::~NpzArchive() = default;
 NpzArchive::NpzArchive(NpzArchive&&) noexcept = default;
 NpzArchive& NpzArchive::operator=(NpzArchive&&) noexcept = default;
 
 void NpzArchive::read_directory() {
-  const std::uint8_t* base = file_->data;
-  const std::uint64_t size = file_->size;
+  const std::uint8_t* base = file_.data();
+  const std::uint64_t size = file_.size();
   auto fail = [this](const std::string& message) { fail_in(path_, message); };
   if (size == 0) fail("empty file (0 bytes), not an npz archive");
   if (size < kEndSize)
@@ -121,8 +89,10 @@ void NpzArchive::read_directory() {
   if (count == 0xffff || cd_size == 0xffffffff || cd_offset == 0xffffffff) {
     const std::uint64_t loc = end >= kZip64LocatorSize ? end - kZip64LocatorSize : size;
     if (loc == size || le(base + loc, 4) != kZip64LocatorSig)
-      fail("end-of-central-directory fields are saturated but there is no zip64 locator before "
-           "offset " + std::to_string(end));
+      fail(
+          "end-of-central-directory fields are saturated but there is no zip64 locator before "
+          "offset " +
+          std::to_string(end));
     const std::uint64_t rec = le(base + loc + 8, 8);
     if (rec > loc || loc - rec < kZip64EndSize || le(base + rec, 4) != kZip64EndSig)
       fail("zip64 end-of-central-directory record at offset " + std::to_string(rec) +
@@ -140,8 +110,8 @@ void NpzArchive::read_directory() {
   std::uint64_t p = cd_offset;
   const std::uint64_t cd_end = cd_offset + cd_size;
   for (std::uint64_t i = 0; i < count; ++i) {
-    const std::string where = "central directory record " + std::to_string(i) + " at offset " +
-                              std::to_string(p);
+    const std::string where =
+        "central directory record " + std::to_string(i) + " at offset " + std::to_string(p);
     if (cd_end - p < kCentralSize || le(base + p, 4) != kCentralSig)
       fail(where + " is truncated or corrupt (the directory claims " + std::to_string(count) +
            " entries in " + std::to_string(cd_size) + " bytes)");
@@ -205,8 +175,7 @@ void NpzArchive::read_directory() {
     e.name = stored_name;
     if (e.name.size() >= 4 && e.name.compare(e.name.size() - 4, 4, ".npy") == 0)
       e.name.resize(e.name.size() - 4);
-    if (!index_.emplace(e.name, entries_.size()).second)
-      fail("duplicate entry '" + e.name + "'");
+    if (!index_.emplace(e.name, entries_.size()).second) fail("duplicate entry '" + e.name + "'");
     entries_.push_back(std::move(e));
     p += record_size;
   }
@@ -232,7 +201,7 @@ const NpzArchive::Entry& NpzArchive::find(const std::string& name) const {
 NpyArray NpzArchive::read(const std::string& name) const {
   const Entry& e = find(name);
   const std::string what = path_ + ": entry '" + name + "'";
-  const std::uint8_t* src = file_->data + e.data_offset;
+  const std::uint8_t* src = file_.data() + e.data_offset;
   std::vector<std::uint8_t> inflated;
   const std::uint8_t* bytes = src;
   if (e.method == 8) {
@@ -262,8 +231,7 @@ NpyArray NpzArchive::read(const std::string& name) const {
       if (rc == Z_BUF_ERROR && zs.avail_out == 0 && out_left == 0)
         throw ModelError(what + ": inflates to more than the " + std::to_string(e.uncompressed) +
                          " bytes the directory records");
-      if (rc == Z_BUF_ERROR)
-        throw ModelError(what + ": truncated deflate data");
+      if (rc == Z_BUF_ERROR) throw ModelError(what + ": truncated deflate data");
       throw ModelError(what + ": corrupt deflate data (" + (zs.msg ? zs.msg : "zlib error") + ")");
     }
     if (zs.total_out != e.uncompressed)

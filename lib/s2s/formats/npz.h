@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "s2s/core/tensor.h"
+#include "s2s/formats/mapped_file.h"
 
 namespace s2s::formats {
 
@@ -76,13 +77,12 @@ class NpzArchive {
     std::uint64_t uncompressed = 0;
     std::uint64_t data_offset = 0;  // start of the entry's data, after the local header
   };
-  struct Mapping;
 
   void read_directory();
   const Entry& find(const std::string& name) const;
 
   std::string path_;
-  std::unique_ptr<Mapping> file_;
+  MappedFile file_;
   std::vector<Entry> entries_;
   std::unordered_map<std::string, std::size_t> index_;
 };

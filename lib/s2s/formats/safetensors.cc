@@ -2,10 +2,6 @@
 // the entries tile the data buffer, then copy (and widen) single tensors on request.
 #include "s2s/formats/safetensors.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -54,34 +50,7 @@ std::string known_dtypes() {
 
 }  // namespace
 
-// A read-only mapping of the whole file (empty files are not mapped).
-struct SafetensorsFile::Mapping {
-  const std::uint8_t* data = nullptr;
-  std::uint64_t size = 0;
-  ~Mapping() {
-    if (data) munmap(const_cast<std::uint8_t*>(data), size);
-  }
-};
-
-SafetensorsFile::SafetensorsFile(const std::string& path)
-    : path_(path), file_(std::make_unique<Mapping>()) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw ModelError(path + ": cannot open: " + std::strerror(errno));
-  struct stat st {};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    throw ModelError(path + ": not a regular file");
-  }
-  file_->size = static_cast<std::uint64_t>(st.st_size);
-  if (file_->size > 0) {
-    void* p = mmap(nullptr, file_->size, PROT_READ, MAP_PRIVATE, fd, 0);
-    const int map_errno = errno;
-    ::close(fd);
-    if (p == MAP_FAILED) throw ModelError(path + ": cannot map file: " + std::strerror(map_errno));
-    file_->data = static_cast<const std::uint8_t*>(p);
-  } else {
-    ::close(fd);
-  }
+SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path), file_(path) {
   parse_header();
 }
 
@@ -91,12 +60,12 @@ SafetensorsFile& SafetensorsFile::operator=(SafetensorsFile&&) noexcept = defaul
 
 void SafetensorsFile::parse_header() {
   auto fail = [this](const std::string& message) { throw ModelError(path_ + ": " + message); };
-  const std::uint64_t size = file_->size;
+  const std::uint64_t size = file_.size();
   if (size < 8)
     fail("truncated: " + std::to_string(size) +
          " bytes, a safetensors file starts with an 8-byte header length");
   std::uint64_t n = 0;
-  for (int i = 0; i < 8; ++i) n |= static_cast<std::uint64_t>(file_->data[i]) << (8 * i);
+  for (int i = 0; i < 8; ++i) n |= static_cast<std::uint64_t>(file_.data()[i]) << (8 * i);
   if (n > kMaxHeader)
     fail("header length " + std::to_string(n) +
          " is more than the 100000000 bytes allowed; "
@@ -107,7 +76,7 @@ void SafetensorsFile::parse_header() {
   data_start_ = 8 + n;
   const std::uint64_t buffer = size - data_start_;
 
-  const char* text = reinterpret_cast<const char*>(file_->data + 8);
+  const char* text = reinterpret_cast<const char*>(file_.data() + 8);
   // nlohmann stops at a NUL as if the input ended there, so the bytes after one would go unchecked;
   // raw NULs are never valid JSON (the reference rejects them).
   if (const void* nul = std::memchr(text, '\0', n))
@@ -227,7 +196,7 @@ const std::string& SafetensorsFile::dtype_name(const std::string& name) const {
 
 Tensor SafetensorsFile::read_tensor(const std::string& name) const {
   const Entry& e = find(name);
-  const std::uint8_t* src = file_->data + data_start_ + e.begin;
+  const std::uint8_t* src = file_.data() + data_start_ + e.begin;
   const std::size_t nbytes = e.end - e.begin;
   if (e.dtype == "F32" || e.dtype == "I32" || e.dtype == "I64") {
     const DataType type = e.dtype == "F32"   ? DataType::f32

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "s2s/core/tensor.h"
+#include "s2s/formats/mapped_file.h"
 
 namespace s2s::formats {
 
@@ -69,13 +70,12 @@ class SafetensorsFile {
     std::uint64_t begin = 0;  // offsets into the data buffer
     std::uint64_t end = 0;
   };
-  struct Mapping;
 
   void parse_header();
   const Entry& find(const std::string& name) const;
 
   std::string path_;
-  std::unique_ptr<Mapping> file_;
+  MappedFile file_;
   std::uint64_t data_start_ = 0;  // 8 + N
   std::vector<Entry> entries_;    // sorted by offset
   std::unordered_map<std::string, std::size_t> index_;
