@@ -106,10 +106,13 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   // A closed pipe must show up as EPIPE from write(), not kill the process.
   std::signal(SIGPIPE, SIG_IGN);
   {
-    // Usage errors in --config or the flags are reported before the model is loaded.
-    TranslateSettings check;
-    if (!args.config.empty()) read_yaml_options(args.config, YamlSource::config, check);
-    apply_flags(args.flags, check);
+    // --config and the flags first, without the model's decoder.yml: usage errors are then
+    // reported before the model loads, and the options that shape loading apply to it.
+    TranslateSettings early;
+    if (!args.config.empty()) read_yaml_options(args.config, YamlSource::config, early);
+    apply_flags(args.flags, early);
+    if (early.quiet) log::set_level(log::Level::quiet);
+    set_num_threads(static_cast<int>(early.threads));
   }
   const File input(args.input, false);
   const std::shared_ptr<const Model> model = formats::load_model(model_path(args.model, context));
@@ -119,8 +122,6 @@ void run_translate(const TranslateArgs& args, const Context& context) {
     read_yaml_options(yml, YamlSource::model, settings);
   if (!args.config.empty()) read_yaml_options(args.config, YamlSource::config, settings);
   apply_flags(args.flags, settings);
-  if (settings.quiet) log::set_level(log::Level::quiet);
-  set_num_threads(static_cast<int>(settings.threads));
 
   const Translator translator(model, settings.translate);
   const OutputFormatter formatter(model->codec(), settings.format,
@@ -156,8 +157,9 @@ void set_translate_command(CLI::App& app, const Context& context) {
                   "YAML file of options, keys as the long flags (flags given here win)");
   add_translate_flags(*cmd, args->flags);
   cmd->footer(
-      "Options are taken from, lowest first: the defaults shown, the model's decoder.yml\n"
-      "(beam-size, normalize, word-penalty, max-length-factor, allow-unk, n-best), --config, flags.");
+      "Where options come from, lowest first: the defaults shown; the model's decoder.yml\n"
+      "(beam-size, normalize, word-penalty, max-length-factor, allow-unk, n-best);\n"
+      "--config FILE; the flags given here.");
   cmd->callback([args, &context]() { run_translate(*args, context); });
 }
 

@@ -23,7 +23,9 @@ using BoolField = bool& (*)(TranslateSettings&);
 using FormatField = OutputFormat& (*)(TranslateSettings&);
 using Field = std::variant<IntField, FloatField, BoolField, FormatField>;
 
+// clang-format off
 #define S2S_FIELD(member) +[](TranslateSettings& s) -> auto& { return s.member; }
+// clang-format on
 
 enum class Bound { any, non_negative, at_least_one, positive };
 
@@ -98,9 +100,7 @@ std::string format_choices() {
 template <typename ErrorType>
 void set_value(const OptionSpec& spec, const std::string& text, const std::string& where,
                TranslateSettings& settings) {
-  auto fail = [&](const std::string& what) {
-    throw ErrorType(where + ": '" + text + "' " + what);
-  };
+  auto fail = [&](const std::string& what) { throw ErrorType(where + ": '" + text + "' " + what); };
   auto check_bound = [&](double v) {
     if (spec.bound == Bound::non_negative && v < 0) fail("must be 0 or more");
     if (spec.bound == Bound::at_least_one && v < 1) fail("must be at least 1");
@@ -162,8 +162,7 @@ void read_yaml(const std::string& path, YamlSource source, TranslateSettings& se
     } else if (spec == nullptr) {
       throw ErrorType(path + ": unknown option '" + key + "' (see s2s translate --help)");
     }
-    if (!entry.second.IsScalar())
-      throw ErrorType(path + ": " + key + ": expected a single value");
+    if (!entry.second.IsScalar()) throw ErrorType(path + ": " + key + ": expected a single value");
     set_value<ErrorType>(*spec, entry.second.Scalar(), path + ": " + key, settings);
   }
 }
@@ -182,7 +181,8 @@ void add_translate_flags(CLI::App& cmd, OptionFlags& flags) {
       option = cmd.add_flag(names, help);
     } else {
       // Values are kept as text and parsed by set_value, the same code that reads YAML.
-      option = cmd.add_option(names, [](const CLI::results_t&) { return true; }, help);
+      const CLI::callback_t keep_text = [](const CLI::results_t&) { return true; };
+      option = cmd.add_option(names, keep_text, help);
       option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
       if (std::holds_alternative<IntField>(spec.field)) option->type_name("INT");
       if (std::holds_alternative<FloatField>(spec.field)) option->type_name("FLOAT");

@@ -1,8 +1,8 @@
 // LineReader on real pipes: windows fill from fast input, come back early when the writer
 // pauses, and every byte of every line survives (CRLF, no final newline, empty lines, NUL).
-#include <catch2/catch.hpp>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <condition_variable>
 #include <mutex>
 #include <random>

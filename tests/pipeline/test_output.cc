@@ -1,8 +1,7 @@
 // Output records for hand-built translations, with a fixture model's codec: text, Marian's
 // n-best lines (and its float format) and JSON lines, including blank input lines.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include "s2s/pipeline/output.h"
@@ -34,8 +33,8 @@ Hypothesis hypothesis(const std::string& text, float first_score) {
 
 // Two hypotheses, best first.
 Translation two_best() {
-  return Translation{{hypothesis("This License is free software.", -0.5f),
-                      hypothesis("Hello world", -1.0f)}};
+  return Translation{
+      {hypothesis("This License is free software.", -0.5f), hypothesis("Hello world", -1.0f)}};
 }
 
 std::string format(OutputFormat f, bool all, const Translation& t, std::size_t id = 0) {
@@ -77,9 +76,9 @@ TEST_CASE("nbest output: Marian's id ||| text ||| F0= score ||| normalized", "[p
   const Translation t = two_best();
   const Hypothesis& a = t.hypotheses[0];
   const Hypothesis& b = t.hypotheses[1];
-  const std::string line_a = "5 ||| This License is free software. ||| F0= " +
-                             marian_float(a.score) + " ||| " + marian_float(a.normalized_score) +
-                             "\n";
+  const std::string line_a =
+      "5 ||| This License is free software. ||| F0= " + marian_float(a.score) + " ||| " +
+      marian_float(a.normalized_score) + "\n";
   const std::string line_b = "5 ||| Hello world ||| F0= " + marian_float(b.score) + " ||| " +
                              marian_float(b.normalized_score) + "\n";
   CHECK(format(OutputFormat::nbest, true, t, 5) == line_a + line_b);

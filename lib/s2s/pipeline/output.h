@@ -10,7 +10,8 @@
 //            {"translation", "score", "normalized_score", "tokens", "token_scores"}
 //          of the best hypothesis, plus "n_best": [ the same five fields per hypothesis ] with
 //          n_best. "tokens" holds the vocabulary piece of every target id, </s> included, so
-//          that it lines up with "token_scores" (one log-probability per id). A blank input line gives an empty translation, scores 0 and empty lists.
+//          that it lines up with "token_scores" (one log-probability per id). A blank input
+//          line gives an empty translation, scores 0 and empty lists.
 // Every record ends with '\n'.
 #pragma once
 

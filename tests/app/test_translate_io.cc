@@ -1,0 +1,169 @@
+// s2s translate's I/O contract, run for real (DESIGN.md §1): one output line per input line in
+// input order whatever the batching, CRLF and a missing final newline, -i/-o files, a reader
+// that goes away (`| head -1`), and an interactive writer that waits for each answer.
+#include <fstream>
+#include <random>
+
+#include "child_process.h"
+#include "cli_runner.h"
+#include "test_utils.h"
+
+namespace s2s {
+namespace {
+
+const std::string kModel = "marian-postnorm-swish-tiedall";
+
+std::string model_arg() { return "-m '" + test::data_path("models/" + kModel) + "'"; }
+
+// 230 lines of mixed lengths: empty and blank lines, one-word lines, long lines, non-ASCII,
+// a NUL byte and a control character.
+std::string mixed_input() {
+  const char* const words[] = {"the",    "license", "is",    "free", "software", "copy",
+                               "Grüße",  "東京",    "world", "2007", ",",        "verbatim",
+                               "permit", "and",     "of",    "this", "Hello",    "."};
+  std::mt19937 gen(2024);
+  std::string input;
+  for (int i = 0; i < 230; ++i) {
+    if (i % 17 == 3) {
+      input += "\n";
+    } else if (i % 23 == 5) {
+      input += " \t  \n";
+    } else {
+      const int n = i % 31 == 0 ? 40 : 1 + static_cast<int>(gen() % 12);
+      std::string line;
+      for (int w = 0; w < n; ++w) line += (w ? " " : "") + std::string(words[gen() % 18]);
+      if (i == 100) line += std::string("\0x", 2);
+      if (i == 101) line += "\x01\x7f";
+      input += line + "\n";
+    }
+  }
+  return input;
+}
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  for (std::size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1)
+    lines.push_back(text.substr(start, end - start));
+  return lines;
+}
+
+}  // namespace
+
+TEST_CASE("translate: one line out per line in, in order, whatever the batching", "[cli]") {
+  const std::string input = mixed_input();
+  const std::vector<std::string> in_lines = split_lines(input);
+  for (const char* beam : {"-b 1", "-b 4"}) {
+    SECTION(beam) {
+      // Reference: one line per window and per batch, so order cannot be mixed up.
+      const auto reference = test::run_s2s(
+          std::string("translate ") + beam + " --maxi-batch 1 --batch-size 1 " + model_arg(),
+          input);
+      INFO(reference.err);
+      REQUIRE(reference.exit_code == 0);
+      CHECK(reference.err.empty());
+      const std::vector<std::string> out_lines = split_lines(reference.out);
+      REQUIRE(out_lines.size() == in_lines.size());
+      for (std::size_t i = 0; i < in_lines.size(); ++i) {
+        const bool blank = in_lines[i].find_first_not_of(" \t") == std::string::npos;
+        INFO("line " << i);
+        CHECK(out_lines[i].empty() == blank);
+      }
+      // Batch size 1 is the reference; windows of 7 lines cut batches at other places.
+      for (const char* batching : {"--batch-size 3", "--batch-size 64", "--batch-tokens 50",
+                                   "--batch-size 64 --maxi-batch 7"}) {
+        INFO(batching);
+        const auto r = test::run_s2s(
+            std::string("translate ") + beam + " " + batching + " " + model_arg(), input);
+        CHECK(r.exit_code == 0);
+        CHECK(r.out == reference.out);
+      }
+    }
+  }
+}
+
+TEST_CASE("translate: CRLF input and a last line without a newline", "[cli]") {
+  const std::string input = "the license is free\n\ncopy this\nHello world\n";
+  const auto lf = test::run_s2s("translate -b 2 " + model_arg(), input);
+  REQUIRE(lf.exit_code == 0);
+  REQUIRE(test::count_lines(lf.out) == 4);
+
+  std::string crlf;
+  for (char c : input) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  CHECK(test::run_s2s("translate -b 2 " + model_arg(), crlf).out == lf.out);
+  const std::string no_newline = input.substr(0, input.size() - 1);
+  CHECK(test::run_s2s("translate -b 2 " + model_arg(), no_newline).out == lf.out);
+  CHECK(test::run_s2s("translate -b 2 " + model_arg(), crlf.substr(0, crlf.size() - 2)).out ==
+        lf.out);
+  const auto empty = test::run_s2s("translate " + model_arg(), "");  // no input, no output
+  CHECK(empty.exit_code == 0);
+  CHECK(empty.out.empty());
+}
+
+TEST_CASE("translate: -i and -o name files; '-' is stdin / stdout", "[cli]") {
+  const std::string input = "the license is free\n\ncopy this\n";
+  const auto expected = test::run_s2s("translate -b 1 " + model_arg(), input);
+  REQUIRE(expected.exit_code == 0);
+  const auto dir = test::temp_dir("io");
+  const std::string in = (dir / "in.txt").string(), out = (dir / "out.txt").string();
+  std::ofstream(in, std::ios::binary) << input;
+
+  const auto r = test::run_s2s("translate -b 1 -i '" + in + "' -o '" + out + "' " + model_arg());
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.empty());
+  CHECK(test::read_file(out) == expected.out);
+  CHECK(test::run_s2s("translate -b 1 -i - -o - " + model_arg(), input).out == expected.out);
+
+  const auto missing =
+      test::run_s2s("translate -i '" + (dir / "nope").string() + "' " + model_arg());
+  CHECK(missing.exit_code == 1);
+  CHECK(test::count_lines(missing.err) == 1);
+  CHECK(missing.err.find("nope") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("translate: a reader that goes away ends the run quietly (| head -1)", "[cli]") {
+  const auto dir = test::temp_dir("head");
+  {
+    std::ofstream in(dir / "in.txt", std::ios::binary);
+    for (int i = 0; i < 5000; ++i) in << "the license is free software number " << i << "\n";
+    std::ofstream script(dir / "run.sh", std::ios::binary);
+    script << "'" << S2S_BINARY << "' translate -b 1 " << model_arg() << " < '"
+           << (dir / "in.txt").string() << "' 2> '" << (dir / "err").string() << "' | head -1 > '"
+           << (dir / "out").string() << "'\necho ${PIPESTATUS[0]} > '" << (dir / "status").string()
+           << "'\n";
+  }
+  const int rc = std::system(("bash '" + (dir / "run.sh").string() + "'").c_str());
+  CHECK(rc == 0);
+  CHECK(test::read_file(dir / "status") == "0\n");
+  CHECK(test::read_file(dir / "err").empty());
+  CHECK(test::count_lines(test::read_file(dir / "out")) == 1);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("translate: an interactive writer gets each answer before sending more", "[cli]") {
+  const std::string model = test::data_path("models/" + kModel);
+  const std::string first = "the license is free", second = "Hello world";
+  const auto expected =
+      test::run_s2s("translate -b 2 " + model_arg(), first + "\n" + second + "\n");
+  REQUIRE(expected.exit_code == 0);
+  const std::size_t newline = expected.out.find('\n');
+
+  // The default window is 1000 lines: the answers come because no more input is waiting.
+  test::ChildProcess child({S2S_BINARY, "translate", "-b", "2", "-m", model});
+  const auto timeout = std::chrono::seconds(20);
+  REQUIRE(child.write(first + "\n"));
+  const auto answer1 = child.read_line(timeout);
+  REQUIRE(answer1);
+  CHECK(*answer1 == expected.out.substr(0, newline));
+  REQUIRE(child.write(second + "\n"));
+  const auto answer2 = child.read_line(timeout);
+  REQUIRE(answer2);
+  CHECK(*answer2 + "\n" == expected.out.substr(newline + 1));
+  child.close_stdin();
+  CHECK_FALSE(child.read_line(timeout));  // end of output, nothing more
+  CHECK(child.wait() == 0);
+  CHECK(child.err().empty());
+}
+
+}  // namespace s2s
