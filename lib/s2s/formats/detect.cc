@@ -48,7 +48,7 @@ std::shared_ptr<const Model> load_marian(const fs::path& folder) {
 
 }  // namespace
 
-std::shared_ptr<const Model> load_model(const std::string& path) {
+std::shared_ptr<const Model> load_model(const std::string& path, const SpmPaths& spm) {
   std::error_code ec;
   fs::path folder(path);
   if (!fs::exists(folder, ec)) throw ModelError(path + ": no such model folder");
@@ -56,9 +56,9 @@ std::shared_ptr<const Model> load_model(const std::string& path) {
   if (folder.empty()) folder = ".";
   if (looks_like_marian(folder)) return load_marian(folder);
   if (looks_like_hf_marian(folder)) return load_hf_marian(folder);
-  if (fs::exists(folder / "model.bin", ec))
-    throw ModelError(path + ": CTranslate2 model folders are not supported yet");
-  throw ModelError(path + ": not a model folder (looked for decoder.yml or a .npz Marian model)");
+  if (looks_like_ct2(folder)) return load_ct2(folder, spm);
+  throw ModelError(path + ": not a model folder (looked for a Marian decoder.yml or .npz, a Hugging "
+                   "Face config.json with model.safetensors, or a CTranslate2 model.bin)");
 }
 
 std::string default_model_path(const std::string& executable) {

@@ -5,12 +5,14 @@
 #include <memory>
 #include <string>
 
+#include "s2s/formats/ct2.h"
 #include "s2s/model/model.h"
 
 namespace s2s::formats {
 
-// path: a model folder (or a file inside one). ModelError when it cannot be loaded.
-std::shared_ptr<const Model> load_model(const std::string& path);
+// path: a model folder (or a file inside one). ModelError when it cannot be loaded. `spm` names
+// SentencePiece models for folders that lack them (CTranslate2).
+std::shared_ptr<const Model> load_model(const std::string& path, const SpmPaths& spm = {});
 
 // The folder of the default model: $S2S_MODEL, else models/<name> next to the executable or in
 // its install prefix (share/s2s/models/<name>). `executable` is argv[0]'s resolved path.

@@ -47,6 +47,8 @@ void expand(const Model& model, const std::vector<Live>& live, const SearchOptio
     const float base = live[r].hypothesis.score;
     for (dim_t v = 0; v < vocab; ++v) s[offset + v] = lp[offset + v] + base;
     if (!options.allow_unk && unk >= 0) s[offset + unk] = lowest;
+    if (static_cast<dim_t>(live[r].hypothesis.ids.size()) < options.min_length)
+      s[offset + model.config().eos_id] = lowest;
     for (std::int32_t id : model.config().suppressed_ids) s[offset + id] = lowest;
   }
 }

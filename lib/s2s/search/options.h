@@ -12,6 +12,7 @@ struct SearchOptions {
   float normalize = 0.0f;          // length-normalisation exponent α: score / L^α
   float word_penalty = 0.0f;       // subtracted once per target token (L counts </s>)
   float max_length_factor = 3.0f;  // at most ceil(factor × source length incl. </s>) tokens
+  dim_t min_length = 0;            // </s> is not allowed before this many tokens (CTranslate2: 1)
   bool allow_unk = false;          // marian-decoder suppresses <unk> unless --allow-unk
 };
 

@@ -99,11 +99,25 @@ std::vector<std::int32_t> TextCodec::encode(const Side& side, const std::string&
       pos = end + 1;
     }
   }
-  ids.push_back(side.vocab.eos_id());
+  if (side.append_eos) ids.push_back(side.vocab.eos_id());
   return ids;
 }
 
 std::vector<std::int32_t> TextCodec::encode_source(const std::string& line) const {
+  // A leading >>xxx<< language label of a multilingual model is one vocabulary token that never
+  // goes through SentencePiece (OPUS-MT adds it after spm_encode; HF's tokenizer splits it off).
+  if (line.rfind(">>", 0) == 0) {
+    const std::size_t close = line.find("<<", 2);
+    const std::size_t end = close == std::string::npos ? close : close + 2;
+    if (end != std::string::npos && (end == line.size() || line[end] == ' ') &&
+        line.find(' ') > close && source_.vocab.contains(line.substr(0, end))) {
+      std::vector<std::int32_t> ids = {source_.vocab.id_of(line.substr(0, end))};
+      const std::vector<std::int32_t> rest =
+          encode(source_, end < line.size() ? line.substr(end + 1) : std::string());
+      ids.insert(ids.end(), rest.begin(), rest.end());
+      return ids;
+    }
+  }
   return encode(source_, line);
 }
 

@@ -52,6 +52,9 @@ class TextCodec {
                         const std::string& target_vocab, dim_t target_dim);
 
   std::vector<std::int32_t> encode_source(const std::string& line) const;
+  // Marian and HF append </s> to the source; OpenNMT-py models (via CTranslate2) do not. Set by
+  // the loader before the codec is shared.
+  void set_add_source_eos(bool add) { source_.append_eos = add; }
   // For scoring: the target sentence as the decoder must produce it, </s> included.
   std::vector<std::int32_t> encode_target(const std::string& line) const;
   std::string decode_target(const std::vector<std::int32_t>& ids) const;
@@ -68,6 +71,7 @@ class TextCodec {
     std::optional<SentencePiece> spm;
     Vocabulary vocab;
     bool spm_ids = false;  // .spm vocabulary: ids are the SentencePiece model's own
+    bool append_eos = true;
   };
   static Side make_side(std::optional<SentencePiece> spm, Vocabulary vocab);
   static std::vector<std::int32_t> encode(const Side& side, const std::string& line);

@@ -39,8 +39,19 @@ VocabEntries parse_json(const std::string& text, const std::string& path) {
   } catch (const nlohmann::json::exception& e) {
     throw ModelError(path + ": not valid JSON (" + e.what() + ")");
   }
-  if (!json.is_object()) throw ModelError(path + ": expected a JSON object {\"piece\": id, ...}");
   VocabEntries entries;
+  if (json.is_array()) {
+    // CTranslate2 writes its vocabularies as a list of tokens: the id is the position.
+    for (std::size_t i = 0; i < json.size(); ++i) {
+      if (!json[i].is_string())
+        throw ModelError(path + ": entry " + std::to_string(i) + " is " + json[i].dump() +
+                         ", expected a token string");
+      entries.emplace_back(json[i].get<std::string>(), static_cast<int>(i));
+    }
+    return entries;
+  }
+  if (!json.is_object())
+    throw ModelError(path + ": expected a JSON object {\"piece\": id, ...} or a list of tokens");
   for (const auto& [piece, id] : json.items()) {
     // nlohmann stores non-negative integers as unsigned; negatives and floats are not ids.
     if (!id.is_number_unsigned() || id.get<std::uint64_t>() > static_cast<std::uint64_t>(kMaxId))

@@ -1,27 +1,20 @@
-// Parity of the engine with the numpy reference (tools/reference/marian_ref.py) on the tiny
-// Marian fixtures of tests/data/models: encoder output, teacher-forced logits, step-by-step
-// logits and greedy translations. Also: step == forward_all, and padding never changes a result.
+// Parity of the engine with the numpy references (tools/reference/: marian_ref.py, hf_ref.py,
+// onmt_ref.py) on every fixture model of tests/data/models (Marian, Hugging Face, CTranslate2):
+// encoder output, teacher-forced logits, step-by-step logits and greedy translations. Also:
+// step == forward_all, and padding never changes a result.
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
 
 #include "s2s/batch/batch.h"
-#include "s2s/formats/detect.h"
 #include "s2s/formats/npz.h"
 #include "s2s/search/greedy.h"
-#include "test_utils.h"
+#include "fixtures.h"
 
 namespace s2s {
 namespace {
 
 constexpr double kTolerance = 1e-4;  // relative error on float32 logits (DESIGN.md §4)
-
-const char* const kFixtures[] = {
-    "marian-postnorm-swish-tiedall",
-    "marian-prenorm-relu-untied",
-    "marian-ymlids-gelu-tied",
-    "marian-ffn3-learnedpos-legacyW",
-};
 
 struct Golden {
   formats::NpzArchive npz;
@@ -68,10 +61,11 @@ void report(const std::string& fixture, const char* what, const Tensor& actual,
 
 }  // namespace
 
-TEST_CASE("Marian fixtures match the numpy reference", "[model][parity]") {
-  for (const char* name : kFixtures) {
+TEST_CASE("fixture models match the numpy references", "[model][parity]") {
+  for (const test::FixtureModel& fixture : test::all_fixtures()) {
+    const char* name = fixture.name;
     SECTION(name) {
-      const auto model = formats::load_model(test::data_path(std::string("models/") + name));
+      const auto model = test::load_fixture(fixture);
       const Golden golden(name);
       const Tensor src_ids = golden.get("src_ids");
       const std::vector<std::int32_t> src_lengths = lengths_of(golden.get("src_lengths"));
@@ -113,8 +107,10 @@ TEST_CASE("Marian fixtures match the numpy reference", "[model][parity]") {
       for (dim_t b = 0; b < batch; ++b) {
         const std::vector<std::int32_t> expected = greedy_row(greedy_ids, b);
         const Batch one = make_batch({row(src_ids, b, src_lengths[b])});
+        INFO("sentence " << b);
         const EncoderOutput enc1 = model->encoder().forward(one.ids, one.lengths);
-        const std::vector<Hypothesis> hyps = greedy_search(*model, enc1, SearchOptions{});
+        const std::vector<Hypothesis> hyps =
+            greedy_search(*model, enc1, test::greedy_options(fixture));
         CHECK(hyps[0].ids == expected);
 
         DecoderState state = model->decoder().start(enc1, static_cast<dim_t>(expected.size()));
@@ -138,9 +134,10 @@ TEST_CASE("Marian fixtures match the numpy reference", "[model][parity]") {
 }
 
 TEST_CASE("step-by-step logits equal forward_all logits", "[model]") {
-  for (const char* name : kFixtures) {
+  for (const test::FixtureModel& fixture : test::all_fixtures()) {
+    const char* name = fixture.name;
     SECTION(name) {
-      const auto model = formats::load_model(test::data_path(std::string("models/") + name));
+      const auto model = test::load_fixture(fixture);
       const Golden golden(name);
       const Tensor src_ids = golden.get("src_ids");
       const Tensor tgt_ids = golden.get("tgt_ids");
@@ -169,9 +166,10 @@ TEST_CASE("step-by-step logits equal forward_all logits", "[model]") {
 }
 
 TEST_CASE("padding never changes a sentence's result", "[model]") {
-  for (const char* name : kFixtures) {
+  for (const test::FixtureModel& fixture : test::all_fixtures()) {
+    const char* name = fixture.name;
     SECTION(name) {
-      const auto model = formats::load_model(test::data_path(std::string("models/") + name));
+      const auto model = test::load_fixture(fixture);
       const Golden golden(name);
       const Tensor src_ids = golden.get("src_ids");
       const std::vector<std::int32_t> lengths = lengths_of(golden.get("src_lengths"));
@@ -187,8 +185,8 @@ TEST_CASE("padding never changes a sentence's result", "[model]") {
       Tensor mine = enc_batch.memory.slice(0, shortest, shortest + 1).slice(1, 0, lengths[shortest]).clone();
       S2S_CHECK_CLOSE(mine, enc_alone.memory, kTolerance);
 
-      const auto hyp_alone = greedy_search(*model, enc_alone, SearchOptions{});
-      const auto hyp_batch = greedy_search(*model, enc_batch, SearchOptions{});
+      const auto hyp_alone = greedy_search(*model, enc_alone, test::greedy_options(fixture));
+      const auto hyp_batch = greedy_search(*model, enc_batch, test::greedy_options(fixture));
       CHECK(hyp_batch[shortest].ids == hyp_alone[0].ids);
       CHECK(std::abs(hyp_batch[shortest].score - hyp_alone[0].score) < 1e-4);
     }
@@ -200,7 +198,7 @@ TEST_CASE("padding never changes a sentence's result", "[model]") {
 namespace s2s {
 
 TEST_CASE("decoding steps allocate no tensor memory once a batch has started", "[model]") {
-  const auto model = formats::load_model(test::data_path("models/marian-postnorm-swish-tiedall"));
+  const auto model = test::load_fixture(test::marian_fixtures()[0]);
   const Batch batch = make_batch({{5, 6, 7, 8, 0}, {9, 10, 0}, {11, 0}});
   const EncoderOutput encoded = model->encoder().forward(batch.ids, batch.lengths);
   DecoderState state = model->decoder().start(encoded, 12);
@@ -223,13 +221,14 @@ namespace s2s {
 TEST_CASE("two compute threads give the same greedy translations", "[model][threads]") {
   const int before = num_threads();
   set_num_threads(2);
-  for (const char* name : kFixtures) {
-    const auto model = formats::load_model(test::data_path(std::string("models/") + name));
+  for (const test::FixtureModel& fixture : test::all_fixtures()) {
+    const char* name = fixture.name;
+    const auto model = test::load_fixture(fixture);
     const Golden golden(name);
     const Tensor src_ids = golden.get("src_ids");
     const std::vector<std::int32_t> lengths = lengths_of(golden.get("src_lengths"));
     const EncoderOutput encoded = model->encoder().forward(src_ids, lengths);
-    const std::vector<Hypothesis> hyps = greedy_search(*model, encoded, SearchOptions{});
+    const std::vector<Hypothesis> hyps = greedy_search(*model, encoded, test::greedy_options(fixture));
     const Tensor greedy_ids = golden.get("greedy_ids");
     for (dim_t b = 0; b < src_ids.dim(0); ++b) {
       INFO(name << " sentence " << b);

@@ -1,0 +1,306 @@
+#include "s2s/formats/ct2.h"
+
+#include <fstream>
+#include <set>
+#include <nlohmann/json.hpp>
+
+#include "s2s/formats/ct2_model.h"
+
+namespace s2s::formats {
+namespace fs = std::filesystem;
+namespace {
+
+// CTranslate2's ActivationType (python/ctranslate2/specs/common_spec.py).
+ops::Activation activation(std::int64_t code, const std::string& path) {
+  switch (code) {
+    case 0:
+      return ops::Activation::relu;
+    case 2:
+      return ops::Activation::swish;
+    case 3:
+      return ops::Activation::gelu;  // the erf form
+    default:
+      break;
+  }
+  throw ModelError(path + ": activation " + std::to_string(code) +
+                   " is not supported (relu, swish and erf gelu are; CTranslate2's tanh and "
+                   "sigmoid gelu approximations are not)");
+}
+
+// Reads a weight; int8 weights are dequantised row by row with their `_scale` (q / scale).
+Tensor read_weight(const Ct2ModelFile& file, const std::string& name) {
+  Tensor t = file.read_tensor(name);
+  if (t.dtype() == DataType::f32) return t;
+  if (t.dtype() != DataType::i8 || !file.contains(name + "_scale"))
+    throw ModelError(file.path() + ": variable '" + name + "' has type " + file.dtype_name(name) +
+                     " without a weight_scale");
+  const Tensor scale = file.read_tensor(name + "_scale");
+  const dim_t rows = t.dim(0), cols = t.numel() / std::max<dim_t>(rows, 1);
+  if (scale.numel() != rows)
+    throw ModelError(file.path() + ": '" + name + "_scale' has " + std::to_string(scale.numel()) +
+                     " values for " + std::to_string(rows) + " rows");
+  Tensor out(t.shape());
+  for (dim_t r = 0; r < rows; ++r)
+    for (dim_t c = 0; c < cols; ++c)
+      out.data<float>()[r * cols + c] =
+          static_cast<float>(t.data<std::int8_t>()[r * cols + c]) / scale.data<float>()[r];
+  return out;
+}
+
+class Mapper {
+ public:
+  Mapper(const Ct2ModelFile& file, WeightStore& weights) : file_(file), w_(weights) {}
+
+  void matrix(const std::string& name, const std::string& canonical,
+              ops::WeightLayout layout = ops::WeightLayout::in_out) {
+    w_.add(canonical, read_weight(file_, name), layout, name);
+  }
+  void linear(const std::string& name, const std::string& canonical) {
+    matrix(name + "/weight", canonical + "/weight", ops::WeightLayout::out_in);
+    matrix(name + "/bias", canonical + "/bias");
+  }
+  void norm(const std::string& name, const std::string& canonical) {
+    matrix(name + "/gamma", canonical + "/scale");
+    matrix(name + "/beta", canonical + "/bias");
+  }
+  // A fused [parts·D, D] projection (Q|K|V or K|V) split into its parts, [D, D] each.
+  void fused(const std::string& name, const std::vector<std::string>& canonical) {
+    const Tensor weight = read_weight(file_, name + "/weight");
+    const Tensor bias = read_weight(file_, name + "/bias");
+    const dim_t parts = static_cast<dim_t>(canonical.size()), d = weight.dim(0) / parts;
+    if (weight.rank() != 2 || weight.dim(0) != parts * d || bias.numel() != parts * d)
+      throw ModelError(file_.path() + ": '" + name + "' is not " + std::to_string(parts) +
+                       " fused projections: weight " + to_string(weight.shape()));
+    for (dim_t p = 0; p < parts; ++p) {
+      w_.add(canonical[p] + "/weight", weight.slice(0, p * d, (p + 1) * d).clone(),
+             ops::WeightLayout::out_in, name + "/weight");
+      w_.add(canonical[p] + "/bias", bias.slice(0, p * d, (p + 1) * d).clone(),
+             ops::WeightLayout::in_out, name + "/bias");
+    }
+  }
+
+ private:
+  const Ct2ModelFile& file_;
+  WeightStore& w_;
+};
+
+std::int64_t require_int(const Ct2ModelFile& f, const std::string& name, std::int64_t fallback) {
+  return f.read_int(name).value_or(fallback);
+}
+
+}  // namespace
+
+namespace {
+
+dim_t count_layers(const Ct2ModelFile& f, const std::string& stack) {
+  dim_t n = 0;
+  while (f.contains(stack + "/layer_" + std::to_string(n) + "/ffn/linear_0/weight")) ++n;
+  return n;
+}
+
+// The model's math from the spec attributes stored in model.bin (missing ones take
+// CTranslate2's defaults) and config.json.
+ModelConfig ct2_config(const Ct2ModelFile& f, const nlohmann::json& cfg) {
+  const std::string& path = f.path();
+  if (f.spec_name() != "TransformerSpec")
+    throw ModelError(path + ": spec '" + f.spec_name() + "' is not supported (TransformerSpec)");
+  std::vector<std::string> problems;
+  ModelConfig c;
+  c.architecture = "transformer (CTranslate2)";
+  c.encoder_layers = count_layers(f, "encoder");
+  c.decoder_layers = count_layers(f, "decoder");
+  c.heads = require_int(f, "encoder/num_heads", 8);
+  if (require_int(f, "decoder/num_heads", c.heads) != c.heads)
+    problems.push_back("different encoder and decoder head counts");
+  const Shape ffn = f.shape("encoder/layer_0/ffn/linear_0/weight");  // [F, D]
+  c.encoder_ffn_dim = ffn[0];
+  c.d_model = ffn[1];
+  if (c.decoder_layers > 0) c.decoder_ffn_dim = f.shape("decoder/layer_0/ffn/linear_0/weight")[0];
+  c.activation = activation(require_int(f, "encoder/activation", 0), path);
+  c.pre_norm = f.read_bool("encoder/pre_norm").value_or(true);
+  c.post_ops = c.pre_norm ? std::vector<PostOp>{PostOp::add}
+                          : std::vector<PostOp>{PostOp::add, PostOp::norm};
+  c.final_norm = c.pre_norm;
+  // config.json may set it; otherwise CTranslate2 uses 1e-5 for norms with a beta.
+  c.layer_norm_epsilon = cfg.contains("layer_norm_epsilon") && cfg["layer_norm_epsilon"].is_number()
+                             ? cfg["layer_norm_epsilon"].get<float>()
+                             : 1e-5f;
+  c.scale_embeddings = f.read_bool("encoder/scale_embeddings").value_or(true);
+  if (f.read_bool("decoder/scale_embeddings").value_or(true) != c.scale_embeddings)
+    problems.push_back("different embedding scaling in encoder and decoder");
+  const std::string rel = "encoder/layer_0/self_attention/relative_position_keys";
+  if (f.contains(rel)) {
+    c.relative_max_distance = (f.shape(rel)[0] - 1) / 2;  // K = (rows − 1) / 2
+    c.positions = PositionEncoding::none;
+  } else if (f.contains("encoder/position_encodings/encodings")) {
+    c.positions = PositionEncoding::learned;  // a stored table, added as it is
+    c.max_positions = f.shape("encoder/position_encodings/encodings")[0];
+  } else {
+    c.positions = PositionEncoding::none;
+  }
+  for (const char* flag : {"encoder/multi_query_attention", "decoder/alibi",
+                           "encoder/layernorm_embedding", "decoder/layernorm_embedding"})
+    if (f.read_bool(flag).value_or(false))
+      problems.push_back(std::string(flag) + " is not supported");
+  if (f.contains("encoder/embeddings_1/weight"))
+    problems.push_back("source features are not supported");
+  if (cfg.value("add_source_bos", false)) problems.push_back("add_source_bos is not supported");
+  c.add_source_eos = cfg.value("add_source_eos", false);
+  if (!problems.empty()) {
+    std::string message = path + ": unsupported model: ";
+    for (std::size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];
+    throw ModelError(message);
+  }
+  return c;
+}
+
+void load_weights(const Ct2ModelFile& f, ModelConfig& c, WeightStore& w) {
+  Mapper m(f, w);
+  const std::string enc_emb = f.contains("encoder/embeddings_0/weight")
+                                  ? "encoder/embeddings_0/weight"
+                                  : "encoder/embeddings/weight";
+  c.shared_embeddings = f.resolve(enc_emb) == f.resolve("decoder/embeddings/weight");
+  m.matrix(c.shared_embeddings ? f.resolve(enc_emb) : enc_emb, "encoder/embeddings");
+  if (c.shared_embeddings)
+    w.alias("decoder/embeddings", "encoder/embeddings");
+  else
+    m.matrix("decoder/embeddings/weight", "decoder/embeddings");
+  c.source_vocab_size = f.shape(enc_emb)[0];
+  c.target_vocab_size = f.shape("decoder/embeddings/weight")[0];
+  if (c.positions == PositionEncoding::learned) {
+    if (f.resolve("encoder/position_encodings/encodings") !=
+        f.resolve("decoder/position_encodings/encodings"))
+      throw ModelError(f.path() +
+                       ": different encoder and decoder position tables are not supported");
+    m.matrix("decoder/position_encodings/encodings", "positions");
+  }
+  const char* block_norm = c.pre_norm ? "/pre_norm" : "/post_norm";
+  for (const char* stack : {"encoder", "decoder"}) {
+    const std::string s = stack;
+    const dim_t layers = s == "encoder" ? c.encoder_layers : c.decoder_layers;
+    for (dim_t i = 0; i < layers; ++i) {
+      const std::string src = s + "/layer_" + std::to_string(i);
+      const std::string dst = src;  // canonical names use the same stack/layer_<i> prefix
+      m.fused(src + "/self_attention/linear_0",
+              {dst + "/self_attn/q", dst + "/self_attn/k", dst + "/self_attn/v"});
+      m.linear(src + "/self_attention/linear_1", dst + "/self_attn/o");
+      m.norm(src + "/self_attention/layer_norm", dst + "/self_attn" + block_norm);
+      if (c.relative_max_distance > 0) {
+        m.matrix(src + "/self_attention/relative_position_keys", dst + "/self_attn/relative_keys");
+        m.matrix(src + "/self_attention/relative_position_values",
+                 dst + "/self_attn/relative_values");
+      }
+      if (s == "decoder") {
+        m.linear(src + "/attention/linear_0", dst + "/cross_attn/q");
+        m.fused(src + "/attention/linear_1", {dst + "/cross_attn/k", dst + "/cross_attn/v"});
+        m.linear(src + "/attention/linear_2", dst + "/cross_attn/o");
+        m.norm(src + "/attention/layer_norm", dst + "/cross_attn" + block_norm);
+      }
+      m.linear(src + "/ffn/linear_0", dst + "/ffn/linear_0");
+      m.linear(src + "/ffn/linear_1", dst + "/ffn/linear_1");
+      m.norm(src + "/ffn/layer_norm", dst + "/ffn" + block_norm);
+    }
+    if (c.final_norm) m.norm(s + "/layer_norm", s + "/final_norm");
+  }
+  c.tied_output = f.resolve("decoder/projection/weight") == f.resolve("decoder/embeddings/weight");
+  if (!c.tied_output)
+    m.matrix("decoder/projection/weight", "decoder/output/weight", ops::WeightLayout::out_in);
+  c.output_bias = f.contains("decoder/projection/bias");
+  if (c.output_bias) m.matrix("decoder/projection/bias", "decoder/output/bias");
+}
+
+// Every stored tensor must have found a place (scalars are spec attributes, `_scale` variables
+// belong to their int8 weight); anything else means a spec variant this loader does not know.
+void check_all_used(const Ct2ModelFile& f, const WeightStore& w) {
+  std::set<std::string> used;
+  for (const std::string& name : f.names())
+    if (w.contains_origin(name)) used.insert(f.resolve(name));
+  std::vector<std::string> unexpected;
+  for (const std::string& name : f.names()) {
+    const std::string& target = f.resolve(name);
+    if (f.shape(target).empty() || used.count(target)) continue;
+    if (target.size() > 6 && target.compare(target.size() - 6, 6, "_scale") == 0 &&
+        used.count(target.substr(0, target.size() - 6)))
+      continue;
+    unexpected.push_back(name);
+  }
+  if (!unexpected.empty()) {
+    std::string names;
+    for (const std::string& n : unexpected) names += (names.empty() ? "" : ", ") + n;
+    throw ModelError(f.path() + ": variables this loader does not know: " + names);
+  }
+}
+
+fs::path find_spm(const fs::path& folder, const std::string& given, const char* side) {
+  if (!given.empty()) return given;
+  for (const std::string& name : {std::string(side) + ".spm", std::string(side) + ".model",
+                                 std::string("sentencepiece.model")}) {
+    std::error_code ec;
+    if (fs::is_regular_file(folder / name, ec)) return folder / name;
+  }
+  throw ModelError(folder.string() + ": no SentencePiece model (" + side +
+                   ".spm); CTranslate2 folders "
+                   "do not always include one: pass --" +
+                   side + "-spm FILE");
+}
+
+}  // namespace
+
+bool looks_like_ct2(const fs::path& folder) {
+  std::error_code ec;
+  return fs::is_regular_file(folder / "model.bin", ec);
+}
+
+std::shared_ptr<const Model> load_ct2(const fs::path& folder, const SpmPaths& spm) {
+  const fs::path bin = folder / "model.bin";
+  nlohmann::json cfg = nlohmann::json::object();
+  std::error_code ec;
+  if (fs::exists(folder / "config.json", ec)) {
+    std::ifstream in(folder / "config.json");
+    try {
+      cfg = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception& e) {
+      throw ModelError((folder / "config.json").string() + ": not valid JSON: " + e.what());
+    }
+  }
+  const Ct2ModelFile file(bin.string());
+  ModelConfig config = ct2_config(file, cfg);
+  WeightStore weights(bin.string());
+  load_weights(file, config, weights);
+  check_all_used(file, weights);
+
+  const bool shared_vocab = fs::exists(folder / "shared_vocabulary.json", ec);
+  const fs::path source_vocab =
+      folder / (shared_vocab ? "shared_vocabulary.json" : "source_vocabulary.json");
+  const fs::path target_vocab =
+      folder / (shared_vocab ? "shared_vocabulary.json" : "target_vocabulary.json");
+  const fs::path source_spm = find_spm(folder, spm.source, "source");
+  const fs::path target_spm = find_spm(folder, spm.target, "target");
+  auto codec = std::make_unique<text::TextCodec>(
+      text::TextCodec::load(source_spm.string(), source_vocab.string(), config.source_vocab_size,
+                            target_spm.string(), target_vocab.string(), config.target_vocab_size));
+  codec->set_add_source_eos(config.add_source_eos);
+  const text::Vocabulary& tv = codec->target_vocab();
+  config.source_eos_id = codec->source_vocab().eos_id();
+  config.eos_id = tv.id_of(cfg.value("eos_token", std::string("</s>")));
+  config.unk_id = tv.id_of(cfg.value("unk_token", std::string("<unk>")));
+  // Marian conversions start from a zero vector; others from the decoder start token.
+  config.decoder_start_id = file.read_bool("decoder/start_from_zero_embedding").value_or(false)
+                                ? -1
+                                : tv.id_of(cfg.value("decoder_start_token", std::string("<s>")));
+
+  ModelInfo info;
+  info.format = "ctranslate2";
+  info.folder = folder.string();
+  info.files = {{"model", bin.string()},
+                {"source vocabulary", source_vocab.string()},
+                {"target vocabulary", target_vocab.string()},
+                {"source SentencePiece", source_spm.string()},
+                {"target SentencePiece", target_spm.string()}};
+  // CTranslate2's translate defaults: <unk> allowed, </s> never as the first token.
+  info.search_defaults = {{"allow-unk", "true"}, {"min-length", "1"}};
+  return std::make_shared<const Model>(std::move(config), std::move(weights), std::move(codec),
+                                       std::move(info));
+}
+
+}  // namespace s2s::formats

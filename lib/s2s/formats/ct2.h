@@ -1,0 +1,26 @@
+// CTranslate2 model folders (model-formats.md §6): model.bin (a TransformerSpec, version ≤ 6),
+// config.json, shared_vocabulary.json or source_/target_vocabulary.json, and SentencePiece
+// models found in the folder (source.spm/target.spm) or given by the caller. Covers OpenNMT-py
+// conversions (pre-norm, relative positions) and Marian conversions; float32/float16/int8
+// weights (int8 rows are dequantised with their weight_scale at load).
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "s2s/model/model.h"
+
+namespace s2s::formats {
+
+// SentencePiece models for folders that do not hold them (CTranslate2 does not store them).
+struct SpmPaths {
+  std::string source;
+  std::string target;
+};
+
+bool looks_like_ct2(const std::filesystem::path& folder);
+
+std::shared_ptr<const Model> load_ct2(const std::filesystem::path& folder, const SpmPaths& spm);
+
+}  // namespace s2s::formats

@@ -1,0 +1,64 @@
+// The fixture models of tests/data/models (made by tools/fixtures/*.py) and the search rules
+// their golden outputs were computed with, so that every parity test walks the same list.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "s2s/formats/detect.h"
+#include "s2s/search/options.h"
+#include "test_utils.h"
+
+namespace s2s::test {
+
+struct FixtureModel {
+  const char* name;
+  bool allow_unk;     // the source tool's greedy rule: Marian suppresses <unk>, HF and CT2 do not
+  dim_t min_length;   // CTranslate2 never ends with </s> at the first step
+  const char* spm_from;  // fixture whose SentencePiece models to use, or nullptr (own files)
+};
+
+// The Marian / OPUS-MT fixtures (these also have beam-search and scoring goldens).
+inline const std::vector<FixtureModel>& marian_fixtures() {
+  static const std::vector<FixtureModel> list = {
+      {"marian-postnorm-swish-tiedall", false, 0, nullptr},
+      {"marian-prenorm-relu-untied", false, 0, nullptr},
+      {"marian-ymlids-gelu-tied", false, 0, nullptr},
+      {"marian-ffn3-learnedpos-legacyW", false, 0, nullptr},
+  };
+  return list;
+}
+
+// Every fixture model: Marian, Hugging Face MarianMT and CTranslate2 folders.
+inline const std::vector<FixtureModel>& all_fixtures() {
+  static const std::vector<FixtureModel> list = [] {
+    std::vector<FixtureModel> all = marian_fixtures();
+    all.push_back({"hf-marian-tied", true, 0, nullptr});
+    all.push_back({"hf-marian-fp16-untied", true, 0, nullptr});
+    all.push_back({"ct2-onmt-relpos", true, 1, nullptr});
+    all.push_back({"ct2-onmt-abspos", true, 1, nullptr});
+    all.push_back({"ct2-marian", true, 1, "marian-postnorm-swish-tiedall"});
+    return all;
+  }();
+  return list;
+}
+
+inline std::shared_ptr<const Model> load_fixture(const FixtureModel& f) {
+  formats::SpmPaths spm;
+  if (f.spm_from) {
+    spm.source = data_path(std::string("models/") + f.spm_from + "/source.spm");
+    spm.target = data_path(std::string("models/") + f.spm_from + "/target.spm");
+  }
+  return formats::load_model(data_path(std::string("models/") + f.name), spm);
+}
+
+inline SearchOptions greedy_options(const FixtureModel& f) {
+  SearchOptions options;
+  options.beam_size = 1;
+  options.allow_unk = f.allow_unk;
+  options.min_length = f.min_length;
+  return options;
+}
+
+}  // namespace s2s::test
