@@ -27,8 +27,14 @@ void print_coverage(const char* side, const text::VocabCoverage& c) {
   std::printf("\n");
 }
 
-void run_info(const std::string& given, const Context& context) {
-  const std::shared_ptr<const Model> model = formats::load_model(model_path(given, context));
+struct InfoArgs {
+  std::string model;
+  formats::SpmPaths spm;
+};
+
+void run_info(const InfoArgs& args, const Context& context) {
+  const std::shared_ptr<const Model> model =
+      formats::load_model(model_path(args.model, context), args.spm);
   const ModelConfig& c = model->config();
   const ModelInfo& info = model->info();
   const text::TextCodec& codec = model->codec();
@@ -48,6 +54,9 @@ void run_info(const std::string& given, const Context& context) {
   std::printf("  positions: %s%s, embeddings scaled: %s\n", position_encoding_name(c.positions),
               c.max_positions ? (" (" + std::to_string(c.max_positions) + " rows)").c_str() : "",
               yes_no(c.scale_embeddings));
+  if (c.relative_max_distance > 0)
+    std::printf("  relative positions in self-attention: max distance %lld\n",
+                static_cast<long long>(c.relative_max_distance));
   std::printf("  embeddings shared: %s, output tied: %s, output bias: %s\n",
               yes_no(c.shared_embeddings), yes_no(c.tied_output), yes_no(c.output_bias));
   std::printf("parameters: %lld\n", static_cast<long long>(info.parameters));
@@ -56,17 +65,33 @@ void run_info(const std::string& given, const Context& context) {
   std::printf("  special ids: source </s> %d, target </s> %d, target <unk> %d, decoder start %s\n",
               c.source_eos_id, c.eos_id, c.unk_id,
               c.decoder_start_id < 0 ? "zero vector" : std::to_string(c.decoder_start_id).c_str());
+  std::printf("  source </s> appended: %s\n", yes_no(c.add_source_eos));
   print_coverage("source", codec.source_coverage());
   print_coverage("target", codec.target_coverage());
+  const std::vector<std::string> labels = codec.source_vocab().language_tokens();
+  if (!labels.empty()) {
+    std::printf("target languages (--target-lang):");
+    for (const std::string& l : labels) std::printf(" %s", l.substr(2, l.size() - 4).c_str());
+    std::printf("\n");
+  }
+  if (!info.search_defaults.empty()) {
+    std::printf("model settings (%s):", info.search_defaults_source.c_str());
+    for (const auto& [key, value] : info.search_defaults) std::printf(" %s=%s", key.c_str(), value.c_str());
+    std::printf("\n");
+  }
 }
 
 }  // namespace
 
 void set_info_command(CLI::App& app, const Context& context) {
-  auto model = std::make_shared<std::string>();
+  auto args = std::make_shared<InfoArgs>();
   CLI::App* cmd = app.add_subcommand("info", "Describe a model and check its files");
-  cmd->add_option("-m,--model", *model, "Model folder (default: the shipped model)");
-  cmd->callback([model, &context]() { run_info(*model, context); });
+  cmd->add_option("-m,--model", args->model, "Model folder (default: the shipped model)");
+  cmd->add_option("--source-spm", args->spm.source,
+                  "Source SentencePiece model, for model folders without one (CTranslate2)");
+  cmd->add_option("--target-spm", args->spm.target,
+                  "Target SentencePiece model, for model folders without one (CTranslate2)");
+  cmd->callback([args, &context]() { run_info(*args, context); });
 }
 
 }  // namespace s2s::app

@@ -96,32 +96,38 @@ class Progress {
   Clock::time_point last_;
 };
 
-std::string decoder_config(const Model& model) {
-  for (const auto& [role, path] : model.info().files)
-    if (role == "decoder config") return path;
-  return {};
+// ">>deu<<" for "deu" (or ">>deu<<"); a UsageError listing the model's labels when it has none
+// by that name.
+std::string language_label(const Model& model, const std::string& lang) {
+  const std::string label = lang.rfind(">>", 0) == 0 ? lang : ">>" + lang + "<<";
+  const text::Vocabulary& vocab = model.codec().source_vocab();
+  if (vocab.contains(label)) return label;
+  std::string known;
+  for (const std::string& l : vocab.language_tokens()) known += (known.empty() ? "" : " ") + l;
+  throw UsageError("--target-lang " + lang + ": the model has no " + label + " token (" +
+                   (known.empty() ? "it is not multilingual" : "it knows " + known) + ")");
 }
 
 void run_translate(const TranslateArgs& args, const Context& context) {
   // A closed pipe must show up as EPIPE from write(), not kill the process.
   std::signal(SIGPIPE, SIG_IGN);
-  {
-    // --config and the flags first, without the model's decoder.yml: usage errors are then
-    // reported before the model loads, and the options that shape loading apply to it.
-    TranslateSettings early;
-    if (!args.config.empty()) read_yaml_options(args.config, YamlSource::config, early);
-    apply_flags(args.flags, early);
-    if (early.quiet) log::set_level(log::Level::quiet);
-    set_num_threads(static_cast<int>(early.threads));
-  }
+  // --config and the flags first, without the model's settings: usage errors are then reported
+  // before the model loads, and the options that shape loading apply to it.
+  TranslateSettings early;
+  if (!args.config.empty()) read_yaml_options(args.config, YamlSource::config, early);
+  apply_flags(args.flags, early);
+  if (early.quiet) log::set_level(log::Level::quiet);
+  set_num_threads(static_cast<int>(early.threads));
   const File input(args.input, false);
-  const std::shared_ptr<const Model> model = formats::load_model(model_path(args.model, context));
+  const std::shared_ptr<const Model> model = formats::load_model(
+      model_path(args.model, context), formats::SpmPaths{early.source_spm, early.target_spm});
 
-  TranslateSettings settings;  // defaults < decoder.yml < --config < flags
-  if (const std::string yml = decoder_config(*model); !yml.empty())
-    read_yaml_options(yml, YamlSource::model, settings);
+  TranslateSettings settings;  // defaults < the model's settings < --config < flags
+  apply_model_defaults(model->info(), settings);
   if (!args.config.empty()) read_yaml_options(args.config, YamlSource::config, settings);
   apply_flags(args.flags, settings);
+  const std::string label =
+      settings.target_lang.empty() ? std::string() : language_label(*model, settings.target_lang);
 
   const Translator translator(model, settings.translate);
   const OutputFormatter formatter(model->codec(), settings.format,
@@ -136,6 +142,9 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   std::string records;
   std::size_t line_id = 0;
   while (reader.next_window(lines, static_cast<std::size_t>(settings.maxi_batch))) {
+    if (!label.empty())
+      for (std::string& line : lines)
+        if (!is_blank(line)) line = label + " " + line;
     const std::vector<Translation> translations = translator.translate(lines);
     records.clear();
     for (const Translation& t : translations) formatter.append(t, line_id++, records);

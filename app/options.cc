@@ -21,7 +21,8 @@ using IntField = dim_t& (*)(TranslateSettings&);
 using FloatField = float& (*)(TranslateSettings&);
 using BoolField = bool& (*)(TranslateSettings&);
 using FormatField = OutputFormat& (*)(TranslateSettings&);
-using Field = std::variant<IntField, FloatField, BoolField, FormatField>;
+using StringField = std::string& (*)(TranslateSettings&);
+using Field = std::variant<IntField, FloatField, BoolField, FormatField, StringField>;
 
 // clang-format off
 #define S2S_FIELD(member) +[](TranslateSettings& s) -> auto& { return s.member; }
@@ -57,6 +58,14 @@ const OptionSpec kOptions[] = {
      "Longest translation, as a multiple of the source length"},
     {"allow-unk", "", nullptr, true, Bound::any, nullptr, S2S_FIELD(translate.search.allow_unk),
      "Allow <unk> in translations"},
+    {"min-length", "", nullptr, true, Bound::non_negative, nullptr,
+     S2S_FIELD(translate.search.min_length), "No </s> before this many target tokens"},
+    {"target-lang", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(target_lang),
+     "Multilingual models: target language code (e.g. deu), put before every line as >>deu<<"},
+    {"source-spm", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(source_spm),
+     "Source SentencePiece model, for model folders without one (CTranslate2)"},
+    {"target-spm", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(target_spm),
+     "Target SentencePiece model, for model folders without one (CTranslate2)"},
     {"batch-size", "", "mini-batch", false, Bound::at_least_one, nullptr,
      S2S_FIELD(translate.batch_size), "Sentences per batch"},
     {"batch-tokens", "", "mini-batch-words", false, Bound::non_negative, nullptr,
@@ -122,6 +131,8 @@ void set_value(const OptionSpec& spec, const std::string& text, const std::strin
     const auto format = parse_output_format(text);
     if (!format) fail("is not an output format (" + format_choices() + ")");
     (*field)(settings) = *format;
+  } else if (auto* field = std::get_if<StringField>(&spec.field)) {
+    (*field)(settings) = text;
   }
 }
 
@@ -130,6 +141,8 @@ std::string show(const OptionSpec& spec, TranslateSettings& settings) {
   if (auto* field = std::get_if<IntField>(&spec.field)) return std::to_string((*field)(settings));
   if (auto* field = std::get_if<FloatField>(&spec.field)) return marian_float((*field)(settings));
   if (auto* field = std::get_if<BoolField>(&spec.field)) return (*field)(settings) ? "on" : "off";
+  if (auto* field = std::get_if<StringField>(&spec.field))
+    return (*field)(settings).empty() ? "none" : (*field)(settings);
   return output_format_name((*std::get_if<FormatField>(&spec.field))(settings));
 }
 
@@ -137,6 +150,21 @@ const OptionSpec* find_key(const std::string& key) {
   for (const OptionSpec& spec : kOptions)
     if (key == spec.key || (spec.marian_key != nullptr && key == spec.marian_key)) return &spec;
   return nullptr;
+}
+
+// One setting from a YAML file or the model's own settings.
+template <typename ErrorType>
+void apply_entry(const std::string& key, const std::string& value, YamlSource source,
+                 const std::string& path, TranslateSettings& settings) {
+  const OptionSpec* spec = find_key(key);
+  if (source == YamlSource::model) {
+    // Marian writes many keys; only those that change translations count here. Its
+    // mini-batch / maxi-batch (1 in OPUS-MT releases, meant for servers) never do.
+    if (spec == nullptr || !spec->from_model) return;
+  } else if (spec == nullptr) {
+    throw ErrorType(path + ": unknown option '" + key + "' (see s2s translate --help)");
+  }
+  set_value<ErrorType>(*spec, value, path + ": " + key, settings);
 }
 
 template <typename ErrorType>
@@ -154,16 +182,9 @@ void read_yaml(const std::string& path, YamlSource source, TranslateSettings& se
   if (!root.IsMap()) throw ErrorType(path + ": expected 'key: value' lines");
   for (const auto& entry : root) {
     const std::string key = entry.first.Scalar();
-    const OptionSpec* spec = find_key(key);
-    if (source == YamlSource::model) {
-      // Marian writes many keys; only those that change translations count here. Its
-      // mini-batch / maxi-batch (1 in OPUS-MT releases, meant for servers) never do.
-      if (spec == nullptr || !spec->from_model) continue;
-    } else if (spec == nullptr) {
-      throw ErrorType(path + ": unknown option '" + key + "' (see s2s translate --help)");
-    }
-    if (!entry.second.IsScalar()) throw ErrorType(path + ": " + key + ": expected a single value");
-    set_value<ErrorType>(*spec, entry.second.Scalar(), path + ": " + key, settings);
+    if (!entry.second.IsScalar() && (source == YamlSource::config || find_key(key)))
+      throw ErrorType(path + ": " + key + ": expected a single value");
+    apply_entry<ErrorType>(key, entry.second.Scalar(), source, path, settings);
   }
 }
 
@@ -207,6 +228,11 @@ void apply_flags(const OptionFlags& flags, TranslateSettings& settings) {
     if (text.empty() && spec.bare_value != nullptr) text = spec.bare_value;
     set_value<UsageError>(spec, text, std::string("--") + spec.key, settings);
   }
+}
+
+void apply_model_defaults(const ModelInfo& info, TranslateSettings& settings) {
+  for (const auto& [key, value] : info.search_defaults)
+    apply_entry<ModelError>(key, value, YamlSource::model, info.search_defaults_source, settings);
 }
 
 void read_yaml_options(const std::string& path, YamlSource source, TranslateSettings& settings) {

@@ -8,7 +8,7 @@
 // Usage (cmd_translate.cc):
 //   OptionFlags flags;  add_translate_flags(*cmd, flags);        // before parsing
 //   TranslateSettings s;                                          // after parsing:
-//   read_yaml_options(decoder_yml, YamlSource::model, s);
+//   apply_model_defaults(model.info(), s);
 //   read_yaml_options(config, YamlSource::config, s);
 //   apply_flags(flags, s);
 #pragma once
@@ -30,6 +30,9 @@ struct TranslateSettings {
   dim_t threads = 0;           // 0: OMP_NUM_THREADS if set, else all cores
   OutputFormat format = OutputFormat::text;
   bool quiet = false;
+  std::string target_lang;  // multilingual models: the >>xxx<< label put before every line
+  std::string source_spm;   // SentencePiece models for folders without them (CTranslate2)
+  std::string target_spm;
 };
 
 // What the CLI11 binding keeps until parsing is done: one option per table row.
@@ -45,10 +48,14 @@ void add_translate_flags(CLI::App& cmd, OptionFlags& flags);
 void apply_flags(const OptionFlags& flags, TranslateSettings& settings);
 
 enum class YamlSource {
-  model,   // the model's decoder.yml: only keys that change results; other keys ignored (Marian
-           // writes many); a bad value is a ModelError naming the file
+  model,   // the model's own settings (ModelInfo::search_defaults, e.g. its decoder.yml): only
+           // keys that change results; other keys ignored (Marian writes many); a bad value is a
+           // ModelError naming the file
   config,  // --config FILE: every key must be in the table; errors are UsageErrors
 };
+
+// Applies the model's own settings (decoder.yml, HF generation config, CTranslate2 defaults).
+void apply_model_defaults(const ModelInfo& info, TranslateSettings& settings);
 
 // Reads the table's keys from a YAML mapping file into `settings`.
 void read_yaml_options(const std::string& path, YamlSource source, TranslateSettings& settings);

@@ -3,34 +3,43 @@
 #include <fstream>
 
 #include "cli_runner.h"
-#include "s2s/formats/detect.h"
+#include "fixtures.h"
 #include "s2s/formats/npz.h"
-#include "test_utils.h"
 
 namespace s2s {
 namespace {
-
-const char* const kFixtures[] = {
-    "marian-postnorm-swish-tiedall",
-    "marian-prenorm-relu-untied",
-    "marian-ymlids-gelu-tied",
-    "marian-ffn3-learnedpos-legacyW",
-};
 
 std::string model_arg(const std::string& name) {
   return "-m '" + test::data_path("models/" + name) + "'";
 }
 
+// -m, plus the SentencePiece models of folders that have none.
+std::string model_args(const test::FixtureModel& f) {
+  std::string args = model_arg(f.name);
+  if (f.spm_from) {
+    const std::string dir = test::data_path(std::string("models/") + f.spm_from);
+    args += " --source-spm '" + dir + "/source.spm' --target-spm '" + dir + "/target.spm'";
+  }
+  return args;
+}
+
+const char* format_of(const std::string& name) {
+  if (name.rfind("hf-", 0) == 0) return "hf-marian";
+  if (name.rfind("ct2-", 0) == 0) return "ctranslate2";
+  return "marian";
+}
+
 }  // namespace
 
 TEST_CASE("s2s info describes every fixture", "[cli]") {
-  for (const char* name : kFixtures) {
+  for (const test::FixtureModel& fixture : test::all_fixtures()) {
+    const std::string name = fixture.name;
     SECTION(name) {
-      const auto r = test::run_s2s("info " + model_arg(name));
+      const auto r = test::run_s2s("info " + model_args(fixture));
       INFO(r.err);
       REQUIRE(r.exit_code == 0);
       CHECK(r.err.empty());
-      CHECK(r.out.find("format: marian") != std::string::npos);
+      CHECK(r.out.find(std::string("format: ") + format_of(name) + "\n") != std::string::npos);
       CHECK(r.out.find("parameters: ") != std::string::npos);
       CHECK(r.out.find("special ids: ") != std::string::npos);
       CHECK(r.out.find("source pieces: ") != std::string::npos);
@@ -39,13 +48,16 @@ TEST_CASE("s2s info describes every fixture", "[cli]") {
 }
 
 TEST_CASE("s2s translate gives the greedy translation, one line per line", "[cli]") {
-  for (const char* name : kFixtures) {
+  // The model's own settings (HF: <unk> allowed; CTranslate2: also no </s> first) must give the
+  // greedy rules the references used.
+  for (const test::FixtureModel& fixture : test::all_fixtures()) {
+    const std::string name = fixture.name;
     SECTION(name) {
       // Expected: the reference's greedy ids, detokenized by the model's codec.
-      const auto model = formats::load_model(test::data_path(std::string("models/") + name));
-      formats::NpzArchive golden(test::data_path(std::string("golden/") + name + ".npz"));
+      const auto model = test::load_fixture(fixture);
+      formats::NpzArchive golden(test::data_path("golden/" + name + ".npz"));
       const Tensor greedy = golden.read_tensor("greedy_ids");
-      std::ifstream sources(test::data_path(std::string("golden/") + name + ".sources.txt"));
+      std::ifstream sources(test::data_path("golden/" + name + ".sources.txt"));
       std::string input, expected, line;
       for (dim_t b = 0; b < greedy.dim(0) && std::getline(sources, line); ++b) {
         std::vector<std::int32_t> ids;
@@ -57,7 +69,7 @@ TEST_CASE("s2s translate gives the greedy translation, one line per line", "[cli
         input += line + "\n\n  \n";
         expected += model->codec().decode_target(ids) + "\n\n\n";
       }
-      const auto r = test::run_s2s("translate --beam-size 1 " + model_arg(name), input);
+      const auto r = test::run_s2s("translate --beam-size 1 " + model_args(fixture), input);
       INFO(r.err);
       REQUIRE(r.exit_code == 0);
       CHECK(r.out == expected);
@@ -68,7 +80,7 @@ TEST_CASE("s2s translate gives the greedy translation, one line per line", "[cli
       for (std::size_t p = 0; (p = crlf.find('\n', p)) != std::string::npos; p += 2)
         crlf.replace(p, 1, "\r\n");
       crlf.resize(crlf.size() - 2);  // drop the final CRLF
-      const auto r2 = test::run_s2s("translate -b 1 --batch-size 2 " + model_arg(name), crlf);
+      const auto r2 = test::run_s2s("translate -b 1 --batch-size 2 " + model_args(fixture), crlf);
       CHECK(r2.out == expected);
     }
   }
@@ -98,6 +110,32 @@ TEST_CASE("s2s reports errors in one line with the right exit code", "[cli]") {
     const auto r = test::run_s2s("");
     CHECK(r.exit_code == 2);
   }
+}
+
+}  // namespace s2s
+
+namespace s2s {
+
+TEST_CASE("--target-lang puts the model's >>xxx<< label before every line", "[cli]") {
+  const std::string model = model_arg("hf-marian-fp16-untied");
+  const std::string text = "You may copy the program.\n\nIt is free.\n";
+  const auto labelled = test::run_s2s("translate -b 1 " + model,
+                                      ">>deu<< You may copy the program.\n\n>>deu<< It is free.\n");
+  const auto flag = test::run_s2s("translate -b 1 --target-lang deu " + model, text);
+  INFO(flag.err);
+  REQUIRE(flag.exit_code == 0);
+  CHECK(flag.out == labelled.out);
+  CHECK(test::count_lines(flag.out) == 3);
+  const auto plain = test::run_s2s("translate -b 1 " + model, text);
+  CHECK(plain.out != flag.out);
+
+  const auto unknown = test::run_s2s("translate --target-lang xyz " + model, text);
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.err.find("no >>xyz<< token (it knows >>deu<<)") != std::string::npos);
+  const auto not_multi = test::run_s2s("translate --target-lang deu " +
+                                       model_arg("marian-postnorm-swish-tiedall"), text);
+  CHECK(not_multi.exit_code == 2);
+  CHECK(not_multi.err.find("not multilingual") != std::string::npos);
 }
 
 }  // namespace s2s

@@ -299,6 +299,7 @@ std::shared_ptr<const Model> load_ct2(const fs::path& folder, const SpmPaths& sp
                 {"target SentencePiece", target_spm.string()}};
   // CTranslate2's translate defaults: <unk> allowed, </s> never as the first token.
   info.search_defaults = {{"allow-unk", "true"}, {"min-length", "1"}};
+  info.search_defaults_source = "CTranslate2's decoding defaults";
   return std::make_shared<const Model>(std::move(config), std::move(weights), std::move(codec),
                                        std::move(info));
 }

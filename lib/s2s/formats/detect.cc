@@ -41,7 +41,11 @@ std::shared_ptr<const Model> load_marian(const fs::path& folder) {
                 {"target vocabulary", files.target_vocab.string()},
                 {"source SentencePiece", files.source_spm.string()},
                 {"target SentencePiece", files.target_spm.string()}};
-  if (!files.decoder_yml.empty()) info.files.emplace_back("decoder config", files.decoder_yml.string());
+  if (!files.decoder_yml.empty()) {
+    info.files.emplace_back("decoder config", files.decoder_yml.string());
+    info.search_defaults = files.decoder_settings;
+    info.search_defaults_source = files.decoder_yml.string();
+  }
   return std::make_shared<const Model>(std::move(config), std::move(weights), std::move(codec),
                                        std::move(info));
 }

@@ -219,8 +219,11 @@ std::shared_ptr<const Model> load_hf_marian(const fs::path& folder) {
                 {"target SentencePiece", (folder / "target.spm").string()}};
   // Generation defaults, as HF's generate() would use them: its beam size, and <unk> allowed.
   json generation = config_json;
-  if (fs::exists(folder / "generation_config.json", ec))
+  info.search_defaults_source = config_path.string();
+  if (fs::exists(folder / "generation_config.json", ec)) {
     generation = read_json(folder / "generation_config.json");
+    info.search_defaults_source = (folder / "generation_config.json").string();
+  }
   if (generation.contains("num_beams") && generation["num_beams"].is_number_integer())
     info.search_defaults.emplace_back("beam-size", std::to_string(generation["num_beams"].get<int>()));
   info.search_defaults.emplace_back("allow-unk", "true");

@@ -47,6 +47,9 @@ void from_decoder_yml(const fs::path& folder, MarianFiles& files) {
   } catch (const YAML::Exception& e) {
     throw ModelError(files.decoder_yml.string() + ": not valid YAML: " + e.what());
   }
+  for (const auto& entry : yml)
+    if (entry.second.IsScalar())
+      files.decoder_settings.emplace_back(entry.first.Scalar(), entry.second.Scalar());
   const bool relative = yml["relative-paths"] && yml["relative-paths"].as<bool>(false);
   const YAML::Node models = yml["models"];
   if (!models || !models.IsSequence() || models.size() == 0)

@@ -22,6 +22,8 @@ struct MarianFiles {
   std::filesystem::path source_spm;      // splits text into pieces (same as the vocab if .spm)
   std::filesystem::path target_spm;
   std::filesystem::path decoder_yml;     // empty when the folder has none
+  // decoder.yml's scalar entries (beam-size, normalize, ...), as text, in file order.
+  std::vector<std::pair<std::string, std::string>> decoder_settings;
 };
 
 // True when the folder looks like a Marian model (a decoder.yml or a .npz).

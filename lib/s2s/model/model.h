@@ -19,10 +19,13 @@ struct ModelInfo {
   std::string folder;
   std::vector<std::pair<std::string, std::string>> files;  // role -> path
   dim_t parameters = 0;
-  // Search defaults the model's own files set, as option keys of `s2s translate` (e.g.
-  // "beam-size" from a Hugging Face generation config). They rank like a Marian decoder.yml:
-  // above built-in defaults, below --config and flags.
+  // Settings the model's own files give, as `s2s translate` option keys and text values: every
+  // scalar of a Marian decoder.yml (the CLI keeps only the keys that change translations),
+  // "beam-size" from a Hugging Face generation config, CTranslate2's decoding defaults. They rank
+  // above built-in defaults and below --config and flags. `search_defaults_source` names where
+  // they come from, for messages.
   std::vector<std::pair<std::string, std::string>> search_defaults;
+  std::string search_defaults_source;
 };
 
 class Model {
