@@ -116,7 +116,7 @@ TEST_CASE("s2s reports errors in one line with the right exit code", "[cli]") {
 
 namespace s2s {
 
-TEST_CASE("--target-lang puts the model's >>xxx<< label before every line", "[cli]") {
+TEST_CASE("the target-lang option puts the model's >>xxx<< label before every line", "[cli]") {
   const std::string model = model_arg("hf-marian-fp16-untied");
   const std::string text = "You may copy the program.\n\nIt is free.\n";
   const auto labelled = test::run_s2s("translate -b 1 " + model,
