@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "io.h"
 #include "options.h"
 #include "s2s/core/log.h"
 #include "s2s/core/threads.h"
@@ -28,72 +29,6 @@ struct TranslateArgs {
   std::string output = "-";
   std::string config;
   OptionFlags flags;
-};
-
-// Owns a descriptor it opened; standard streams ("-") are borrowed.
-class File {
- public:
-  File(const std::string& path, bool for_output) {
-    if (path == "-") {
-      fd_ = for_output ? STDOUT_FILENO : STDIN_FILENO;
-      return;
-    }
-    fd_ = for_output ? ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)
-                     : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0)
-      throw InputError(path + ": cannot open " + (for_output ? "output" : "input") +
-                       " file: " + std::strerror(errno));
-    owned_ = true;
-  }
-  ~File() {
-    if (owned_) ::close(fd_);
-  }
-  File(const File&) = delete;
-  File& operator=(const File&) = delete;
-  int fd() const { return fd_; }
-
- private:
-  int fd_ = -1;
-  bool owned_ = false;
-};
-
-// Writes everything, or returns false when the reader has gone (EPIPE: `s2s translate | head`),
-// which is a normal way for a pipeline to end.
-bool write_all(int fd, const std::string& data) {
-  std::size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n >= 0) {
-      done += static_cast<std::size_t>(n);
-    } else if (errno == EPIPE) {
-      return false;
-    } else if (errno != EINTR) {
-      throw Error(std::string("cannot write output: ") + std::strerror(errno));
-    }
-  }
-  return true;
-}
-
-// "s2s: 1200 lines, 85.3 lines/s" on one rewritten stderr line, at most 4 times a second.
-class Progress {
- public:
-  explicit Progress(bool shown) : shown_(shown), start_(Clock::now()), last_(start_) {}
-  void update(std::size_t lines, bool final) {
-    if (!shown_) return;
-    const auto now = Clock::now();
-    if (!final && now - last_ < std::chrono::milliseconds(250)) return;
-    last_ = now;
-    const double seconds = std::chrono::duration<double>(now - start_).count();
-    std::fprintf(stderr, "\rs2s: %zu lines, %.1f lines/s%s", lines,
-                 seconds > 0 ? static_cast<double>(lines) / seconds : 0.0, final ? "\n" : "");
-    std::fflush(stderr);
-  }
-
- private:
-  using Clock = std::chrono::steady_clock;
-  bool shown_;
-  Clock::time_point start_;
-  Clock::time_point last_;
 };
 
 // ">>deu<<" for "deu" (or ">>deu<<"); a UsageError listing the model's labels when it has none
