@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "s2s 0.1.0");
   s2s::app::Context context{argc > 0 ? argv[0] : "s2s"};
   s2s::app::set_translate_command(app, context);
+  s2s::app::set_score_command(app, context);
   s2s::app::set_info_command(app, context);
   try {
     app.parse(argc, argv);  // subcommand callbacks run here
