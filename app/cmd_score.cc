@@ -245,7 +245,13 @@ void run_score(ScoreArgs& args, const Context& context) {
   std::vector<std::string> nbest_lines;
   std::size_t done = 0;
   while (reader.next(pairs, nbest_lines)) {
-    if (!writer.write(scorer.score(pairs), nbest_lines)) return;  // reader gone: stop quietly
+    const std::vector<PairScore> scores = scorer.score(pairs);
+    for (std::size_t i = 0; i < scores.size(); ++i)
+      if (scores[i].beyond_positions)
+        log::warning("pair " + std::to_string(done + i + 1) + " is longer than the model's " +
+                     std::to_string(model->config().max_positions) +
+                     " positions; scored with the last position repeated, as Marian does");
+    if (!writer.write(scores, nbest_lines)) return;  // reader gone: stop quietly
     done += pairs.size();
     progress.update(done, false);
   }

@@ -181,3 +181,18 @@ TEST_CASE("score rescores a Marian n-best list, adding one feature per line", "[
 }
 
 }  // namespace s2s
+
+namespace s2s {
+
+TEST_CASE("score warns about a pair longer than a learned position table, and scores it", "[cli]") {
+  std::string long_line;
+  for (int i = 0; i < 80; ++i) long_line += "word ";
+  const auto r = test::run_s2s("score " + model_arg("marian-ffn3-learnedpos-legacyW"),
+                               "short\tline\n" + long_line + "\t" + long_line + "\n");
+  REQUIRE(r.exit_code == 0);
+  CHECK(test::count_lines(r.out) == 2);
+  CHECK(r.err == "s2s: warning: pair 2 is longer than the model's 64 positions; scored with the "
+                 "last position repeated, as Marian does\n");
+}
+
+}  // namespace s2s

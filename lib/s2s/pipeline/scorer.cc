@@ -1,5 +1,7 @@
 #include "s2s/pipeline/scorer.h"
 
+#include <algorithm>
+
 #include "s2s/batch/batch.h"
 #include "s2s/batch/batcher.h"
 #include "s2s/search/scoring_rules.h"
@@ -22,6 +24,9 @@ std::vector<PairScore> Scorer::score(
     sources[i] = codec.encode_source(pairs[i].first);
     results[i].target_ids = codec.encode_target(pairs[i].second);
     lengths[i] = results[i].target_ids.size();  // the decoder pass dominates: batch by target
+    const dim_t limit = model_->config().max_positions;
+    results[i].beyond_positions =
+        limit > 0 && std::max(sources[i].size(), lengths[i]) > static_cast<std::size_t>(limit);
   }
   SearchOptions rules;
   rules.normalize = options_.normalize;

@@ -24,6 +24,9 @@ struct PairScore {
   std::vector<float> token_scores;       // log p of each target token
   float score = 0.0f;                    // sum of token_scores
   float normalized_score = 0.0f;         // score / length^normalize
+  // Source or target longer than a learned position table (ModelConfig::max_positions): scored
+  // with the positions past the table clamped to its last row, as Marian does.
+  bool beyond_positions = false;
 };
 
 class Scorer {
