@@ -99,6 +99,12 @@ TEST_CASE("broken files in a model folder give one-line errors", "[formats][erro
     write(dir / "source.spm", "this is not a sentencepiece model");
     CHECK(contains(load_error(dir), (dir / "source.spm").string()));
   }
+  SECTION("a vocabulary that does not match the SentencePiece models") {
+    write(dir / "opus.spm32k-spm32k.vocab.yml", "</s>: 0\n<unk>: 1\n\"\u2581the\": 2\n");
+    const std::string error = load_error(dir);
+    CHECK(contains(error, "SentencePiece model does not belong to this vocabulary"));
+    CHECK(contains(error, "of its 248 pieces have no id"));
+  }
   SECTION("missing target.spm") {
     fs::remove(dir / "target.spm");
     CHECK(contains(load_error(dir), (dir / "target.spm").string()));

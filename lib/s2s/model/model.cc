@@ -2,6 +2,21 @@
 
 namespace s2s {
 
+// The model doctor's load-time part: a SentencePiece model most of whose pieces have no id in
+// the vocabulary belongs to another model, and would turn most text into <unk>.
+void Model::check_vocabularies() const {
+  const struct {
+    const char* side;
+    text::VocabCoverage coverage;
+  } sides[] = {{"source", codec_->source_coverage()}, {"target", codec_->target_coverage()}};
+  for (const auto& s : sides) {
+    if (s.coverage.spm_pieces > 0 && 2 * s.coverage.missing > s.coverage.spm_pieces)
+      throw ModelError(info_.folder + ": the " + s.side + " SentencePiece model does not belong " +
+                       "to this vocabulary: " + std::to_string(s.coverage.missing) + " of its " +
+                       std::to_string(s.coverage.spm_pieces) + " pieces have no id");
+  }
+}
+
 Model::Model(ModelConfig config, WeightStore weights, std::unique_ptr<text::TextCodec> codec,
              ModelInfo info)
     : config_(std::move(config)),
@@ -14,6 +29,7 @@ Model::Model(ModelConfig config, WeightStore weights, std::unique_ptr<text::Text
     for (std::size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];
     throw ModelError(message);
   }
+  check_vocabularies();
   const dim_t d = config_.d_model;
   info_.parameters = weights_.parameter_count();
   Tensor positions;

@@ -43,6 +43,8 @@ class Model {
   const ModelInfo& info() const { return info_; }
 
  private:
+  void check_vocabularies() const;
+
   ModelConfig config_;
   WeightStore weights_;
   std::unique_ptr<text::TextCodec> codec_;
