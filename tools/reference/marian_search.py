@@ -2,13 +2,29 @@
 """Marian beam search (marian-decoder) and teacher-forced scoring (marian-scorer), numpy reference.
 
 Written from /work/shared/model-formats.md section 1.6 (and section 7 items 12-15) on top of the
-forward pass in marian_ref.py.  Run with Debian's /usr/bin/python3 (python3-numpy).
+forward pass in marian_ref.py -- and, with the same rules, on top of hf_ref.py (Hugging Face
+MarianMT) and onmt_ref.py (CTranslate2), the way the C++ engine runs one search for every model
+format.  Run with Debian's /usr/bin/python3 (python3-numpy).
 
     import marian_ref as ref, marian_search as ms
-    model = ref.load_model(folder)
+    model = ref.load_model(folder)          # or hf_ref.load_model / onmt_ref.load_model
     hyps  = ms.beam_search(model, src_ids, beam_size=4, normalize=1.0)
     best  = hyps[0]            # {"ids", "token_logprobs", "score", "normalized"}
     s     = ms.score_pairs(model, src_ids, tgt_ids)   # {"score", "token_logprobs"}
+    ms.search_rules(model)     # {"allow_unk", "min_length", "banned_ids"}: the model's defaults
+
+Model families (family_of(model) picks one by the model's class; each supplies the forward pass --
+encoder, decoder_init, decoder_step, decoder_forward_all, log_softmax of its reference module --
+and its per-model search rules, which beam_search uses unless told otherwise):
+  * "marian" (marian_ref.Model): <unk> suppressed (allow_unk False), nothing banned, min_length 0,
+    a source that is only </s> is forced to [</s>].
+  * "hf" (hf_ref.HFModel): allow_unk True (HF does not suppress <unk>), banned ids = the pad id and
+    the single-token bad_words_ids (HF bans pad), min_length 0, no forced empty-source rule.
+  * "ct2" (onmt_ref.CT2Model): allow_unk = not model.disable_unk (True: CTranslate2's
+    disable_unk=False), nothing banned, min_length = model.min_length (1: CTranslate2's
+    min_decoding_length, </s> is never the first token), no forced empty-source rule.
+Everything else (path scores, top-k and its tie-break, shrinking beam, length cut, normalisation,
+n-best order) is Marian's, for every family.
 
 Search rules (one sentence, single model of weight 1):
   * A hypothesis' path score is the float32 running sum of the log-softmax values of its tokens
@@ -19,6 +35,9 @@ Search rules (one sentence, single model of weight 1):
   * Unless allow_unk, the <unk> column of the expanded scores is set to the lowest float32
     (numpy finfo(float32).min == C++ numeric_limits<float>::lowest()) after adding the previous
     scores and before top-k.
+  * Per-model extras (defaults: none, i.e. Marian): the columns of banned_ids are set to the lowest
+    float32 in every row, and the </s> column of a hypothesis with fewer than min_length tokens
+    (min_length 1: at step 0 only) likewise, at the same point as <unk>.
   * top-k: the best B_cur entries of the flattened [B_cur, V] expanded scores, B_cur = number of
     live hypotheses (beam_size at step 0).  TIE-BREAK (our choice; Marian's CPU partial_sort is
     unspecified for ties, its N==1 max_elem takes the first maximum): equal scores are ordered by
@@ -43,10 +62,10 @@ Search rules (one sentence, single model of weight 1):
   * A source consisting only of </s> (empty line) gives beam_size hypotheses [</s>] with
     path score 0 (Marian forces </s> with score 0 for empty inputs).
 
-Decoding is done per hypothesis with batch size 1 (marian_ref.decoder_step on a copied K/V
+Decoding is done per hypothesis with batch size 1 (the family's decoder_step on a copied K/V
 cache), memoised by target prefix, so a hypothesis' log-probs do not depend on the other
-hypotheses in the beam (no batch-size dependent BLAS rounding) and beam 1 equals marian_ref.greedy
-bit for bit.
+hypotheses in the beam (no batch-size dependent BLAS rounding) and beam 1 equals the reference's
+greedy (marian_ref.greedy, hf_ref.greedy, onmt_ref.greedy with the same rules) bit for bit.
 """
 
 import math
@@ -57,6 +76,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import marian_ref as ref  # noqa: E402
+import hf_ref  # noqa: E402
+import onmt_ref  # noqa: E402
 
 F32 = np.float32
 LOWEST = np.finfo(np.float32).min     # numeric_limits<float>::lowest()
@@ -78,30 +99,129 @@ def normalized_score(score, length, normalize=0.0, word_penalty=0.0):
     return F32(num / den)
 
 
+class Family:
+    """One model family: its reference module (the forward pass) and its per-model search rules.
+    The reference module provides encoder(model, src[1,S], src_len[1]), decoder_init(model, enc,
+    src_len), decoder_step(model, state, prev_ids[1]) -> (logits [1,V], state) (prev_ids ignored at
+    t=0), decoder_forward_all(model, enc, src_len, tgt[1,T]) -> logits [1,T,V] (teacher forced) and
+    log_softmax."""
+    name = None
+    ref = None
+    model_class = None
+
+    def copy_state(self, state):
+        """A decoder state that the next decoder_step may extend without touching `state`.
+        marian_ref / hf_ref: "cache" is a list of per-layer arrays that a step replaces (never
+        modifies in place)."""
+        st = dict(state)
+        st["cache"] = list(state["cache"])
+        return st
+
+    def allow_unk(self, model):
+        return True
+
+    def banned_ids(self, model):
+        return []
+
+    def min_length(self, model):
+        return 0
+
+    def empty_source(self, model, src_ids):
+        """Whether the search is replaced by beam_size x [</s>] with score 0."""
+        return False
+
+    def load_model(self, folder, **kw):
+        return self.ref.load_model(folder, **kw)
+
+
+class MarianFamily(Family):
+    name = "marian"
+    ref = ref
+    model_class = ref.Model
+
+    def allow_unk(self, model):
+        return False                    # marian-decoder suppresses <unk> unless --allow-unk
+
+    def empty_source(self, model, src_ids):
+        # Marian: a source that consists only of </s> (empty line) is forced to </s>
+        return len(src_ids) >= 1 and src_ids[0] == model.src_vocab.eos
+
+
+class HFFamily(Family):
+    name = "hf"
+    ref = hf_ref
+    model_class = hf_ref.HFModel
+
+    def banned_ids(self, model):
+        # generate() bans the single-token bad_words_ids (the converter writes [[pad]]); the pad id
+        # itself is banned in any case (never a translation token)
+        return sorted({int(model.pad_id)} | {int(i) for i in model.banned})
+
+
+class CT2Family(Family):
+    name = "ct2"
+    ref = onmt_ref
+    model_class = onmt_ref.CT2Model
+
+    def copy_state(self, state):
+        """onmt_ref: "caches" is a list of {"self": {k, v}, "mem": {k, v}} dicts whose entries a
+        step replaces."""
+        st = dict(state)
+        st["caches"] = [{"self": dict(c["self"]), "mem": dict(c["mem"])} for c in state["caches"]]
+        return st
+
+    def allow_unk(self, model):
+        return not model.disable_unk    # CTranslate2 disable_unk=False
+
+    def min_length(self, model):
+        return int(model.min_length)    # CTranslate2 min_decoding_length=1
+
+
+FAMILIES = {f.name: f for f in (MarianFamily(), HFFamily(), CT2Family())}
+
+
+def family_of(model):
+    """The Family of a model loaded by marian_ref, hf_ref or onmt_ref."""
+    for fam in FAMILIES.values():
+        if isinstance(model, fam.model_class):
+            return fam
+    raise TypeError("no search family for %r" % type(model).__name__)
+
+
+def search_rules(model):
+    """The model's own search rules: {"allow_unk": bool, "min_length": int, "banned_ids": [int]}."""
+    fam = family_of(model)
+    return {"allow_unk": bool(fam.allow_unk(model)), "min_length": int(fam.min_length(model)),
+            "banned_ids": [int(i) for i in fam.banned_ids(model)]}
+
+
 class ModelScorer:
     """next_logprobs(prefix) -> float32 [V] log-softmax of the next token given the target prefix
-    (tuple of ids).  Batch size 1, K/V cache per prefix, memoised."""
+    (tuple of ids).  Batch size 1, K/V cache per prefix, memoised.  family: a Family (default:
+    family_of(model))."""
 
-    def __init__(self, model, src_ids):
+    def __init__(self, model, src_ids, family=None):
         self.model = model
+        self.family = family_of(model) if family is None else family
+        self.ref = self.family.ref
         src = np.asarray(src_ids).reshape(1, -1)
         self.src_len = np.array([src.shape[1]])
-        self.enc = ref.encoder(model, src, self.src_len)
+        self.enc = self.ref.encoder(model, src, self.src_len)
         self.states = {}        # prefix -> (state after feeding the prefix, logprobs)
         self.V = model.V
 
     def _state(self, prefix):
         if prefix in self.states:
             return self.states[prefix]
+        R = self.ref
         if len(prefix) == 0:
-            st = ref.decoder_init(self.model, self.enc, self.src_len)
-            logits, st = ref.decoder_step(self.model, st, np.array([-1]))
+            st = R.decoder_init(self.model, self.enc, self.src_len)
+            logits, st = R.decoder_step(self.model, st, np.array([-1]))
         else:
             parent, _ = self._state(prefix[:-1])
-            st = dict(parent)
-            st["cache"] = list(parent["cache"])       # arrays are never modified in place
-            logits, st = ref.decoder_step(self.model, st, np.array([prefix[-1]]))
-        lp = ref.log_softmax(logits[0]).astype(F32)
+            st = self.family.copy_state(parent)           # arrays are never modified in place
+            logits, st = R.decoder_step(self.model, st, np.array([prefix[-1]]))
+        lp = R.log_softmax(logits[0]).astype(F32)
         self.states[prefix] = (st, lp)
         return self.states[prefix]
 
@@ -111,11 +231,16 @@ class ModelScorer:
 
 def beam_search_core(next_logprobs, src_len, vocab_size, eos_id, unk_id, beam_size,
                      normalize=0.0, word_penalty=0.0, max_length_factor=3.0, allow_unk=False,
-                     trace=None, empty_source=False, flip_boundary_below=None):
+                     trace=None, empty_source=False, flip_boundary_below=None, banned_ids=(),
+                     min_length=0):
     """Marian beam search over an abstract scorer.
 
     next_logprobs(prefix_tuple) -> float32 array [vocab_size] (log-probs of the next token).
-    src_len: source length incl. </s>.  trace: optional list, receives one dict per step:
+    src_len: source length as fed to the encoder (incl. </s> when the model appends one).
+    banned_ids: tokens never selected (their expanded scores are set to float32 lowest, like
+      <unk>).  min_length: </s> is not selectable while a hypothesis has fewer than min_length
+      tokens (its expanded score is set to float32 lowest).  The defaults (none, 0) are Marian's.
+    trace: optional list, receives one dict per step:
       {"t", "width" (live hyps expanded), "selected" [(hyp_index, token, score)], "finished"
        (number that chose </s>), "margin" (last selected - first rejected score, float64 of the
        float32 values; None if nothing was rejected), "cut" (length limit reached)}.
@@ -125,6 +250,8 @@ def beam_search_core(next_logprobs, src_len, vocab_size, eos_id, unk_id, beam_si
     Returns the finished hypotheses, best first (see module docstring)."""
     assert beam_size >= 1
     V = int(vocab_size)
+    banned_ids = [int(b) for b in banned_ids]
+    assert all(0 <= b < V for b in banned_ids), banned_ids
     finished = []          # (normalized, step, order, hyp dict)
 
     def finish(ids, lps, score, step, order):
@@ -160,6 +287,11 @@ def beam_search_core(next_logprobs, src_len, vocab_size, eos_id, unk_id, beam_si
             scores[r] = (sc + lp).astype(F32)          # float32 prev + logprob
         if not allow_unk and unk_id is not None and 0 <= unk_id < V:
             scores[:, unk_id] = LOWEST
+        for r, (ids, _, _) in enumerate(live):
+            if len(ids) < min_length:
+                scores[r, eos_id] = LOWEST
+        for b in banned_ids:
+            scores[:, b] = LOWEST
         flat = scores.reshape(-1)
         # descending score, ties -> lower flat index (stable sort of the negated scores)
         order = np.argsort(-flat, kind="stable")
@@ -204,39 +336,61 @@ def beam_search_core(next_logprobs, src_len, vocab_size, eos_id, unk_id, beam_si
 
 
 def beam_search(model, src_ids, beam_size, normalize=0.0, word_penalty=0.0, max_length_factor=3.0,
-                allow_unk=False, trace=None, scorer=None, flip_boundary_below=None):
-    """Beam search of ONE sentence (src_ids 1-D incl. the final </s>) with a marian_ref model.
+                allow_unk=None, trace=None, scorer=None, flip_boundary_below=None, banned_ids=None,
+                min_length=None):
+    """Beam search of ONE sentence (src_ids 1-D, as fed to the encoder: incl. the final </s> for
+    Marian / HF) with a marian_ref, hf_ref or onmt_ref model.
     Returns the n-best list (beam_size hypotheses, best first), each
     {"ids": [int] (incl. final </s> when finished), "token_logprobs": [float32],
      "score": float32 (sum of log-probs), "normalized": float32}.
+    allow_unk, banned_ids, min_length: None = the model's own rules (search_rules(model); for a
+    Marian model: <unk> suppressed, nothing banned, min_length 0).
     scorer: optional ModelScorer for this sentence (re-used across runs; memoised prefixes).
     flip_boundary_below: see beam_search_core (robustness probe only)."""
+    fam = family_of(model) if scorer is None else scorer.family
     src_ids = [int(i) for i in np.asarray(src_ids).reshape(-1)]
     if scorer is None:
-        scorer = ModelScorer(model, src_ids)
-    # Marian: a source that consists only of </s> (empty line) is forced to </s>
-    empty = len(src_ids) >= 1 and src_ids[0] == model.src_vocab.eos
+        scorer = ModelScorer(model, src_ids, fam)
+    if allow_unk is None:
+        allow_unk = fam.allow_unk(model)
+    if banned_ids is None:
+        banned_ids = fam.banned_ids(model)
+    if min_length is None:
+        min_length = fam.min_length(model)
+    empty = fam.empty_source(model, src_ids)
     return beam_search_core(scorer, len(src_ids), model.V, model.eos_id, model.unk_id, beam_size,
                             normalize=normalize, word_penalty=word_penalty,
                             max_length_factor=max_length_factor, allow_unk=allow_unk, trace=trace,
-                            empty_source=empty, flip_boundary_below=flip_boundary_below)
+                            empty_source=empty, flip_boundary_below=flip_boundary_below,
+                            banned_ids=banned_ids, min_length=min_length)
 
 
 def score_pairs(model, src_ids, tgt_ids):
     """marian-scorer: teacher-forced sum of log-probs of tgt_ids (given as scored, normally ending
-    with </s>) in one full-sequence decoder pass (causal mask), no <unk> suppression.
+    with </s>) in one full-sequence decoder pass (causal mask) of the model's family, no <unk>
+    suppression, no banned ids, no min_length (scoring applies no search rule).
     Returns {"score": float32 (sequential float32 sum), "token_logprobs": [float32]}."""
+    R = family_of(model).ref
     src = np.asarray(src_ids).reshape(1, -1)
     tgt = np.asarray(tgt_ids).reshape(1, -1)
     src_len = np.array([src.shape[1]])
-    enc = ref.encoder(model, src, src_len)
-    logits = ref.decoder_forward_all(model, enc, src_len, tgt)[0]
-    lps = ref.log_softmax(logits)
+    enc = R.encoder(model, src, src_len)
+    logits = R.decoder_forward_all(model, enc, src_len, tgt)[0]
+    lps = R.log_softmax(logits)
     tok_lp = [F32(lps[i, int(tok)]) for i, tok in enumerate(tgt[0])]
     s = F32(0)
     for x in tok_lp:
         s = F32(s + x)
     return {"score": s, "token_logprobs": tok_lp}
+
+
+def detect_family(folder):
+    """Family name of a model folder: "ct2" (model.bin), "hf" (model.safetensors), else "marian"."""
+    if os.path.exists(os.path.join(folder, "model.bin")):
+        return "ct2"
+    if os.path.exists(os.path.join(folder, "model.safetensors")):
+        return "hf"
+    return "marian"
 
 
 if __name__ == "__main__":  # tiny CLI: n-best of stdin lines
@@ -246,11 +400,20 @@ if __name__ == "__main__":  # tiny CLI: n-best of stdin lines
     ap.add_argument("-b", "--beam-size", type=int, default=4)
     ap.add_argument("-n", "--normalize", type=float, default=0.0)
     ap.add_argument("--word-penalty", type=float, default=0.0)
-    ap.add_argument("--allow-unk", action="store_true")
+    ap.add_argument("--allow-unk", action="store_true",
+                    help="allow <unk> (default: the model's rule; Marian suppresses it)")
+    ap.add_argument("--family", choices=sorted(FAMILIES), help="default: from the folder's files")
+    ap.add_argument("--source-spm", help="CTranslate2 folders without .spm files")
+    ap.add_argument("--target-spm", help="CTranslate2 folders without .spm files")
     a = ap.parse_args()
-    m = ref.load_model(a.model)
+    fam = FAMILIES[a.family or detect_family(a.model)]
+    kw = {}
+    if fam.name == "ct2":
+        kw = dict(source_spm=a.source_spm, target_spm=a.target_spm)
+    m = fam.load_model(a.model, **kw)
     for no, line in enumerate(sys.stdin):
-        ids = ref.encode_text(m, line.rstrip("\n"))
-        for h in beam_search(m, ids, a.beam_size, a.normalize, a.word_penalty, allow_unk=a.allow_unk):
-            print("%d ||| %s ||| F0= %r ||| %r" % (no, ref.decode_ids(m, h["ids"]), float(h["score"]),
+        ids = fam.ref.encode_text(m, line.rstrip("\n"))
+        for h in beam_search(m, ids, a.beam_size, a.normalize, a.word_penalty,
+                             allow_unk=True if a.allow_unk else None):
+            print("%d ||| %s ||| F0= %r ||| %r" % (no, fam.ref.decode_ids(m, h["ids"]), float(h["score"]),
                                                   float(h["normalized"])))
