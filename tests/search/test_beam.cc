@@ -1,27 +1,20 @@
 // Beam search against the numpy reference of Marian's rules (tools/reference/marian_search.py):
-// n-best lists token for token, scores within float tolerance, for every fixture at beam 1, 4
-// and 6, with and without length normalisation, word penalty and allow-unk. All sentences of a
+// n-best lists token for token, scores within float tolerance, for every fixture model (Marian,
+// Hugging Face, CTranslate2) at beam 1, 4 and 6, with and without length normalisation, word
+// penalty, allow-unk and the per-model rules (banned ids, minimum length). All sentences of a
 // fixture are searched as one batch, so this also shows that batching changes nothing.
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "s2s/batch/batch.h"
-#include "s2s/formats/detect.h"
+#include "fixtures.h"
 #include "s2s/search/beam.h"
-#include "test_utils.h"
 
 namespace s2s {
 namespace {
 
 constexpr double kScoreTolerance = 1e-4;  // relative, on summed float32 log-probabilities
-
-const char* const kFixtures[] = {
-    "marian-postnorm-swish-tiedall",
-    "marian-prenorm-relu-untied",
-    "marian-ymlids-gelu-tied",
-    "marian-ffn3-learnedpos-legacyW",
-};
 
 nlohmann::json load_golden(const std::string& name) {
   std::ifstream in(test::data_path("golden/" + name + ".search.json"));
@@ -36,9 +29,10 @@ bool close(double a, double b) {
 }  // namespace
 
 TEST_CASE("beam search matches the reference n-best lists", "[search][parity]") {
-  for (const char* name : kFixtures) {
+  for (const test::FixtureModel& fixture : test::all_fixtures()) {
+    const std::string name = fixture.name;
     SECTION(name) {
-      const auto model = formats::load_model(test::data_path(std::string("models/") + name));
+      const auto model = test::load_fixture(fixture);
       const nlohmann::json golden = load_golden(name);
       std::vector<std::vector<std::int32_t>> sources;
       for (const auto& s : golden["sentences"]) sources.push_back(s["src_ids"].get<std::vector<std::int32_t>>());
@@ -51,7 +45,10 @@ TEST_CASE("beam search matches the reference n-best lists", "[search][parity]") 
         options.normalize = run["normalize"].get<float>();
         options.word_penalty = run["word_penalty"].get<float>();
         options.allow_unk = run["allow_unk"].get<bool>();
+        options.min_length = run.value("min_length", dim_t{0});
         options.n_best = true;
+        CHECK(model->config().suppressed_ids ==
+              run.value("banned_ids", std::vector<std::int32_t>{}));
         const auto found = beam_search(*model, encoded, options);
         REQUIRE(found.size() == sources.size());
         for (std::size_t s = 0; s < sources.size(); ++s) {
@@ -77,7 +74,7 @@ TEST_CASE("beam search matches the reference n-best lists", "[search][parity]") 
 }
 
 TEST_CASE("a sentence's beam result does not depend on its batch", "[search]") {
-  const auto model = formats::load_model(test::data_path("models/marian-prenorm-relu-untied"));
+  const auto model = test::load_fixture(test::marian_fixtures()[1]);
   const nlohmann::json golden = load_golden("marian-prenorm-relu-untied");
   std::vector<std::vector<std::int32_t>> sources;
   for (const auto& s : golden["sentences"]) sources.push_back(s["src_ids"].get<std::vector<std::int32_t>>());
