@@ -33,7 +33,7 @@ cmake --build "$BUILD" --target s2s_bench -j2 >&2
 BENCH="$BUILD/bench/s2s_bench"
 
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)," \
-     "git $(git -C "$ROOT" rev-parse --short HEAD), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+     "git $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 header=--header
 run() {  # label model beam threads

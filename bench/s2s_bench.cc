@@ -8,7 +8,7 @@
 //   all    Translator::translate over every line (batched as TranslateOptions says)
 //          -> target tokens/s, GEMM FLOPs (ops::flop_counter) / wall time, CPU use, tensor
 //             allocations, minor page faults
-//   rss    peak resident set size so far (getrusage ru_maxrss)
+//   rss    peak resident set size after loading and after translating (getrusage ru_maxrss)
 //   gemm   oneDNN's own float32 rate on one 2048x2048x2048 ops::matmul, same thread count
 //          (last, so that it neither warms oneDNN up for the model nor adds to its peak RSS)
 // Speed is compared as achieved_gflops / gemm_gflops: both come from this process and machine.
@@ -123,7 +123,7 @@ struct Args {
 
 const char* const kHeader =
     "model                 beam thr batch  sent  src_tok  tgt_tok  load_s first_s  total_s   tok/s"
-    "  GFLOP ach_GF/s gemm_GF/s ratio  cpu%  peak_MB   allocs  faults";
+    "  GFLOP ach_GF/s gemm_GF/s ratio  cpu%  load_MB  peak_MB   allocs  faults";
 
 void run(const Args& args) {
   s2s::set_num_threads(args.threads);
@@ -133,6 +133,7 @@ void run(const Args& args) {
   auto start = Clock::now();
   std::shared_ptr<const s2s::Model> model = s2s::formats::load_model(args.model);
   const double load_s = seconds_since(start);
+  const double load_rss_mb = peak_rss_mb();
 
   s2s::TranslateOptions options;
   options.search.beam_size = args.beam_size;
@@ -176,11 +177,11 @@ void run(const Args& args) {
   if (args.header) std::printf("%s\n", kHeader);
   std::printf(
       "%-21s %4d %3d %5d %5zu %8lld %8lld %7.2f %7.3f %8.2f %7.1f %6.1f %8.2f %9.2f %5.3f %5.0f "
-      "%8.0f %8zu %7ld\n",
+      "%8.0f %8.0f %8zu %7ld\n",
       label.c_str(), args.beam_size, s2s::num_threads(), args.batch_size, lines.size(),
       static_cast<long long>(src_tokens), static_cast<long long>(tgt_tokens), load_s, first_s,
       total_s, static_cast<double>(tgt_tokens) / total_s, flops * 1e-9, achieved, gemm.gflops,
-      achieved / gemm.gflops, 100.0 * cpu_s / total_s, rss_mb, allocs, faults);
+      achieved / gemm.gflops, 100.0 * cpu_s / total_s, load_rss_mb, rss_mb, allocs, faults);
   std::fflush(stdout);
 }
 
