@@ -2,6 +2,14 @@
 // Pairs come from --source/--target files (same line counts), from tab-separated lines (-i or
 // stdin), or from --source plus a Marian/Moses n-best list (--n-best), which is written back with
 // one more feature. Output keeps input order and one record per pair.
+//
+// Every input line is cleaned as translate does (pipeline/input_text.h: invalid UTF-8 -> U+FFFD
+// with a warning, control characters -> space, a byte order mark at the start of a file
+// dropped). A side longer than --max-length tokens is truncated to fit, with a warning (a pair
+// cannot be split: its two sides must stay aligned), or is an error with --long-lines fail. A
+// line that cannot be read (no tab; not an n-best line) is an error naming it, or with
+// --skip-bad a warning and an empty record: an empty line, or {"skipped":true} in jsonl; it is
+// left out of --summary.
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -14,6 +22,7 @@
 #include "s2s/core/log.h"
 #include "s2s/core/threads.h"
 #include "s2s/formats/detect.h"
+#include "s2s/pipeline/input_text.h"
 #include "s2s/pipeline/output.h"
 #include "s2s/pipeline/scorer.h"
 
@@ -31,6 +40,9 @@ struct ScoreArgs {
   float normalize = 0.0f;
   bool word_scores = false;
   bool quiet = false;
+  bool skip_bad = false;  // a line that cannot be read gets an empty record, not an error
+  std::size_t max_length = 1000;
+  std::string long_lines = "split";
   int threads = 0;
   ScoreOptions options;
   formats::SpmPaths spm;
@@ -69,22 +81,36 @@ struct Summary {
   }
 };
 
+// One input line: the pair to score, or a line that could not be read (--skip-bad).
+struct PairEntry {
+  std::size_t line = 0;  // 1-based input line number
+  std::string source, target;
+  std::string nbest_line;  // n-best mode: the (cleaned) line, written back with a feature
+  bool skipped = false;
+};
+
 class ScoreWriter {
  public:
   ScoreWriter(const ScoreArgs& args, const text::TextCodec& codec, int fd)
       : args_(args), codec_(codec), fd_(fd) {}
 
-  // Writes one record per pair; `nbest_lines` holds the n-best line of each pair in n-best mode.
-  bool write(const std::vector<PairScore>& scores, const std::vector<std::string>& nbest_lines) {
+  // Writes one record per entry; `scores` holds the scores of the entries not skipped, in order.
+  bool write(const std::vector<PairEntry>& entries, const std::vector<PairScore>& scores) {
     std::string out;
-    for (std::size_t i = 0; i < scores.size(); ++i) {
-      const PairScore& s = scores[i];
+    std::size_t next = 0;
+    for (const PairEntry& e : entries) {
+      if (e.skipped) {
+        if (args_.summary.empty())
+          out += args_.nbest.empty() && args_.format == "jsonl" ? "{\"skipped\":true}\n" : "\n";
+        continue;
+      }
+      const PairScore& s = scores[next++];
       summary_.cross_entropy -= s.score;
       summary_.words += s.target_ids.size();
       summary_.pairs += 1;
       if (!args_.summary.empty()) continue;
       if (!args_.nbest.empty()) {
-        out += with_feature(nbest_lines[i], s.normalized_score) + "\n";
+        out += with_feature(e.nbest_line, s.normalized_score) + "\n";
       } else if (args_.format == "jsonl") {
         nlohmann::json j;
         j["score"] = s.score;
@@ -141,7 +167,12 @@ class PairReader {
       if (args.source.empty()) throw UsageError("--n-best needs --source FILE (the sources of the list)");
       std::ifstream in(args.source, std::ios::binary);
       if (!in) throw InputError(args.source + ": cannot open input file");
-      for (std::string line; next_line(in, line);) sources_.push_back(line);
+      for (std::string line; next_line(in, line);) {
+        if (sources_.empty()) strip_bom(line);
+        std::string cleaned;
+        clean_text(line, cleaned);
+        sources_.push_back(std::move(cleaned));
+      }
       open(first_, args.nbest);
     } else if (!args.source.empty() || !args.target.empty()) {
       if (args.source.empty() || args.target.empty())
@@ -157,32 +188,57 @@ class PairReader {
     }
   }
 
-  // Fills `pairs` (and n-best lines) with up to kWindow entries; false when nothing is left.
-  bool next(std::vector<std::pair<std::string, std::string>>& pairs,
-            std::vector<std::string>& nbest_lines) {
-    pairs.clear();
-    nbest_lines.clear();
+  // Fills `entries` with up to kWindow lines; false when nothing is left.
+  bool next(std::vector<PairEntry>& entries) {
+    entries.clear();
     std::istream& in = first_.is_open() ? static_cast<std::istream&>(first_) : std::cin;
     std::string a, b;
-    while (pairs.size() < kWindow && next_line(in, a)) {
+    while (entries.size() < kWindow && next_line(in, a)) {
       ++line_;
+      PairEntry e;
+      e.line = line_;
+      if (line_ == 1) strip_bom(a);
+      a = clean(a);
       if (!args_.nbest.empty()) {
-        pairs.emplace_back(nbest_source(a), nbest_field(a, 1));
-        nbest_lines.push_back(a);
+        try {
+          e.source = nbest_source(a);
+          e.target = nbest_field(a, 1);
+        } catch (const InputError& error) {
+          skip_or_throw(e, error.what());
+        }
+        e.nbest_line = a;
       } else if (second_.is_open()) {
         next_line(second_, b);
-        pairs.emplace_back(a, b);
+        if (line_ == 1) strip_bom(b);
+        e.source = std::move(a);
+        e.target = clean(b);
       } else {
         const std::size_t tab = a.find('\t');
-        if (tab == std::string::npos)
-          throw InputError(where() + " has no tab between source and target");
-        pairs.emplace_back(a.substr(0, tab), a.substr(tab + 1));
+        if (tab == std::string::npos) {
+          skip_or_throw(e, where() + " has no tab between source and target");
+        } else {
+          e.source = a.substr(0, tab);
+          e.target = a.substr(tab + 1);
+        }
       }
+      entries.push_back(std::move(e));
     }
-    return !pairs.empty();
+    return !entries.empty();
   }
 
  private:
+  // The line made safe (input_text.h); invalid UTF-8 is a warning naming the line.
+  std::string clean(const std::string& line) const {
+    std::string out;
+    const CleanReport report = clean_text(line, out);
+    if (report.invalid_utf8 > 0) log::warning(invalid_utf8_message(line_, report.invalid_utf8));
+    return out;
+  }
+  void skip_or_throw(PairEntry& e, const std::string& problem) const {
+    if (!args_.skip_bad) throw InputError(problem);
+    log::warning(problem + "; its record is left empty (--skip-bad)");
+    e.skipped = true;
+  }
   static void open(std::ifstream& f, const std::string& path) {
     f.open(path, std::ios::binary);
     if (!f) throw InputError(path + ": cannot open input file");
@@ -226,11 +282,27 @@ class PairReader {
   std::size_t line_ = 0;
 };
 
+// A side of a pair over the token limit: truncated to fit with a warning (--long-lines split or
+// truncate: a pair cannot be split, its sides must stay aligned), or an InputError (fail).
+void fit_to_limit(std::string& text, std::size_t line, const char* side, const TokenLimit& limit,
+                  LongLines mode, const TokenCounter& count) {
+  const std::size_t tokens = text.size() <= kCountBytes
+                                 ? count(text)
+                                 : count_in_chunks(text, limit.tokens, count).tokens;
+  if (tokens <= limit.tokens) return;
+  const std::string problem = too_long_message(line, tokens, limit, side);
+  if (mode == LongLines::fail)
+    throw InputError(problem + "; --long-lines truncate would score it truncated");
+  text = truncate_to_limit(text, limit.tokens, count);
+  log::warning(problem + ": truncated to fit (a pair cannot be split)");
+}
+
 void run_score(ScoreArgs& args, const Context& context) {
   std::signal(SIGPIPE, SIG_IGN);
   if (args.quiet) log::set_level(log::Level::quiet);
   if (args.normalize_option->count() > 0 && args.normalize_option->results().back().empty())
     args.normalize = 1.0f;  // a bare --normalize means 1, as in Marian
+  if (args.max_length < 1) throw UsageError("--max-length: must be at least 1");
   if (!args.summary.empty() && args.normalize != 0.0f)
     throw UsageError("--summary cannot be combined with --normalize (as in marian-scorer)");
   set_num_threads(args.threads);
@@ -241,18 +313,32 @@ void run_score(ScoreArgs& args, const Context& context) {
   const File output(args.output, true);
   ScoreWriter writer(args, model->codec(), output.fd());
   Progress progress(!args.quiet && log::stderr_is_terminal() && args.output != "-");
+  const TokenLimit limit = TokenLimit::of(args.max_length, 0);
+  const LongLines long_lines = *parse_long_lines(args.long_lines);
+  const text::TextCodec& codec = model->codec();
+  const TokenCounter source_count = [&](const std::string& s) { return codec.encode_source(s).size(); };
+  const TokenCounter target_count = [&](const std::string& s) { return codec.encode_target(s).size(); };
+  std::vector<PairEntry> entries;
   std::vector<std::pair<std::string, std::string>> pairs;
-  std::vector<std::string> nbest_lines;
   std::size_t done = 0;
-  while (reader.next(pairs, nbest_lines)) {
+  while (reader.next(entries)) {
+    pairs.clear();
+    for (PairEntry& e : entries) {
+      if (e.skipped) continue;
+      fit_to_limit(e.source, e.line, "source ", limit, long_lines, source_count);
+      fit_to_limit(e.target, e.line, "target ", limit, long_lines, target_count);
+      pairs.emplace_back(std::move(e.source), std::move(e.target));
+    }
     const std::vector<PairScore> scores = scorer.score(pairs);
-    for (std::size_t i = 0; i < scores.size(); ++i)
-      if (scores[i].beyond_positions)
-        log::warning("pair " + std::to_string(done + i + 1) + " is longer than the model's " +
+    for (std::size_t i = 0, k = 0; i < entries.size(); ++i) {
+      if (entries[i].skipped) continue;
+      if (scores[k++].beyond_positions)
+        log::warning("pair " + std::to_string(entries[i].line) + " is longer than the model's " +
                      std::to_string(model->config().max_positions) +
                      " positions; scored with the last position repeated, as Marian does");
-    if (!writer.write(scores, nbest_lines)) return;  // reader gone: stop quietly
-    done += pairs.size();
+    }
+    if (!writer.write(entries, scores)) return;  // reader gone: stop quietly
+    done += entries.size();
     progress.update(done, false);
   }
   progress.update(done, true);
@@ -291,6 +377,18 @@ void set_score_command(CLI::App& app, const Context& context) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--source-spm", args->spm.source, "Source SentencePiece model (CTranslate2 folders)");
   cmd->add_option("--target-spm", args->spm.target, "Target SentencePiece model (CTranslate2 folders)");
+  cmd->add_option("--max-length", args->max_length,
+                  "Most tokens of a source or target (</s> included); longer sides are truncated "
+                  "to fit with a warning, as a pair cannot be split")
+      ->capture_default_str();
+  cmd->add_option("--long-lines", args->long_lines,
+                  "A side over --max-length: split or truncate (both truncate it, with a warning) "
+                  "or fail")
+      ->check(CLI::IsMember({"split", "truncate", "fail"}))
+      ->capture_default_str();
+  cmd->add_flag("--skip-bad", args->skip_bad,
+                "A line without a tab (or not an n-best line) gets an empty record and a warning "
+                "instead of stopping with an error");
   cmd->add_flag("--quiet", args->quiet, "No progress line and no warnings on stderr");
   cmd->callback([args, &context]() { run_score(*args, context); });
 }

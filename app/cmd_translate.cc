@@ -1,6 +1,8 @@
 // s2s translate: text in (stdin or -i), one record per input line out (stdout or -o), in order.
 // Input is read in windows (LineReader): large ones from a file or fast pipe, a line at a time
 // from an interactive writer; each window is translated with one Translator call and flushed.
+// What the Translator did to a line (invalid UTF-8 replaced, a long line split or truncated) is
+// a warning naming the line; the output is always valid UTF-8.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -17,6 +19,7 @@
 #include "s2s/core/log.h"
 #include "s2s/core/threads.h"
 #include "s2s/formats/detect.h"
+#include "s2s/pipeline/input_text.h"
 #include "s2s/pipeline/line_reader.h"
 #include "s2s/pipeline/output.h"
 
@@ -43,6 +46,13 @@ std::string language_label(const Model& model, const std::string& lang) {
                    (known.empty() ? "it is not multilingual" : "it knows " + known) + ")");
 }
 
+// The warnings about what was done to one input line (1-based number over the whole input).
+void warn_about_input(std::size_t line_number, const InputNotes& notes, const TokenLimit& limit) {
+  if (notes.invalid_utf8 > 0) log::warning(invalid_utf8_message(line_number, notes.invalid_utf8));
+  if (notes.long_line != InputNotes::LongLine::no)
+    log::warning(long_line_message(line_number, notes, limit));
+}
+
 void run_translate(const TranslateArgs& args, const Context& context) {
   // A closed pipe must show up as EPIPE from write(), not kill the process.
   std::signal(SIGPIPE, SIG_IGN);
@@ -61,8 +71,8 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   apply_model_defaults(model->info(), settings);
   if (!args.config.empty()) read_yaml_options(args.config, YamlSource::config, settings);
   apply_flags(args.flags, settings);
-  const std::string label =
-      settings.target_lang.empty() ? std::string() : language_label(*model, settings.target_lang);
+  if (!settings.target_lang.empty())
+    settings.translate.target_label = language_label(*model, settings.target_lang);
 
   const Translator translator(model, settings.translate);
   const OutputFormatter formatter(model->codec(), settings.format,
@@ -75,14 +85,18 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   LineReader reader(input.fd());
   std::vector<std::string> lines;
   std::string records;
-  std::size_t line_id = 0;
+  std::vector<InputNotes> notes;
+  std::size_t line_id = 0;  // lines done before this window
   while (reader.next_window(lines, static_cast<std::size_t>(settings.maxi_batch))) {
-    if (!label.empty())
-      for (std::string& line : lines)
-        if (!is_blank(line)) line = label + " " + line;
-    const std::vector<Translation> translations = translator.translate(lines);
+    if (line_id == 0) strip_bom(lines.front());  // a byte order mark starts the input, not a line
+    const std::vector<Translation> translations =
+        translator.translate(lines, line_id + 1, &notes);
     records.clear();
-    for (const Translation& t : translations) formatter.append(t, line_id++, records);
+    for (std::size_t i = 0; i < translations.size(); ++i) {
+      warn_about_input(line_id + 1, notes[i], translator.limit());
+      formatter.append(translations[i], line_id++, records);
+    }
+    repair_utf8(records);  // whatever the model and SentencePiece produce, stdout is UTF-8
     if (!write_all(output.fd(), records)) return;  // the reader is gone: stop quietly
     progress.update(line_id, false);
   }

@@ -22,7 +22,9 @@ using FloatField = float& (*)(TranslateSettings&);
 using BoolField = bool& (*)(TranslateSettings&);
 using FormatField = OutputFormat& (*)(TranslateSettings&);
 using StringField = std::string& (*)(TranslateSettings&);
-using Field = std::variant<IntField, FloatField, BoolField, FormatField, StringField>;
+using LongLinesField = LongLines& (*)(TranslateSettings&);
+using Field =
+    std::variant<IntField, FloatField, BoolField, FormatField, StringField, LongLinesField>;
 
 // clang-format off
 #define S2S_FIELD(member) +[](TranslateSettings& s) -> auto& { return s.member; }
@@ -71,6 +73,13 @@ const OptionSpec kOptions[] = {
     {"batch-tokens", "", "mini-batch-words", false, Bound::non_negative, nullptr,
      S2S_FIELD(translate.batch_tokens),
      "Source tokens per batch, padding included; 0 uses --batch-size"},
+    {"max-length", "", nullptr, false, Bound::at_least_one, nullptr,
+     S2S_FIELD(translate.max_length),
+     "Most source tokens the model is given at once (</s> included; never more than a learned "
+     "position table); longer lines are handled as --long-lines says"},
+    {"long-lines", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(translate.long_lines),
+     "A line over --max-length: split (at sentence ends, then between words; translations "
+     "joined with a space), truncate (keep its first tokens) or fail"},
     {"maxi-batch", "", nullptr, false, Bound::at_least_one, nullptr, S2S_FIELD(maxi_batch),
      "Lines read at a time (and sorted by length) when input comes faster than it is translated"},
     {"threads", "", "cpu-threads", false, Bound::non_negative, nullptr, S2S_FIELD(threads),
@@ -99,9 +108,10 @@ bool parse_bool(std::string text, bool& value) {
   return is_true || is_false;
 }
 
-std::string format_choices() {
+template <std::size_t N>
+std::string choices(const char* const (&names)[N]) {
   std::string s;
-  for (const char* name : kOutputFormatNames) s += (s.empty() ? "" : ", ") + std::string(name);
+  for (const char* name : names) s += (s.empty() ? "" : ", ") + std::string(name);
   return s;
 }
 
@@ -129,8 +139,12 @@ void set_value(const OptionSpec& spec, const std::string& text, const std::strin
     if (!parse_bool(text, (*field)(settings))) fail("is not true or false");
   } else if (auto* field = std::get_if<FormatField>(&spec.field)) {
     const auto format = parse_output_format(text);
-    if (!format) fail("is not an output format (" + format_choices() + ")");
+    if (!format) fail("is not an output format (" + choices(kOutputFormatNames) + ")");
     (*field)(settings) = *format;
+  } else if (auto* field = std::get_if<LongLinesField>(&spec.field)) {
+    const auto mode = parse_long_lines(text);
+    if (!mode) fail("is not a way to handle long lines (" + choices(kLongLinesNames) + ")");
+    (*field)(settings) = *mode;
   } else if (auto* field = std::get_if<StringField>(&spec.field)) {
     (*field)(settings) = text;
   }
@@ -143,6 +157,8 @@ std::string show(const OptionSpec& spec, TranslateSettings& settings) {
   if (auto* field = std::get_if<BoolField>(&spec.field)) return (*field)(settings) ? "on" : "off";
   if (auto* field = std::get_if<StringField>(&spec.field))
     return (*field)(settings).empty() ? "none" : (*field)(settings);
+  if (auto* field = std::get_if<LongLinesField>(&spec.field))
+    return long_lines_name((*field)(settings));
   return output_format_name((*std::get_if<FormatField>(&spec.field))(settings));
 }
 
@@ -208,9 +224,14 @@ void add_translate_flags(CLI::App& cmd, OptionFlags& flags) {
       if (std::holds_alternative<IntField>(spec.field)) option->type_name("INT");
       if (std::holds_alternative<FloatField>(spec.field)) option->type_name("FLOAT");
       if (std::holds_alternative<FormatField>(spec.field)) {
-        const std::vector<std::string> choices(std::begin(kOutputFormatNames),
-                                               std::end(kOutputFormatNames));
-        option->check(CLI::IsMember(choices))->type_name("FORMAT");
+        const std::vector<std::string> names(std::begin(kOutputFormatNames),
+                                             std::end(kOutputFormatNames));
+        option->check(CLI::IsMember(names))->type_name("FORMAT");
+      }
+      if (std::holds_alternative<LongLinesField>(spec.field)) {
+        const std::vector<std::string> names(std::begin(kLongLinesNames),
+                                             std::end(kLongLinesNames));
+        option->check(CLI::IsMember(names))->type_name("MODE");
       }
       if (spec.bare_value != nullptr) option->expected(0, 1);
     }

@@ -1,13 +1,25 @@
-// Translator: lines in, translations out, in input order. Blank lines give empty results without
-// running the model; the rest are encoded, sorted by length into batches (batch/batcher.h),
-// encoded once per batch, searched, and put back into their input slots.
+// Translator: lines in, translations out, in input order. Each line is cleaned first
+// (pipeline/input_text.h: invalid UTF-8 -> U+FFFD, control characters -> space); blank lines give
+// empty results without running the model; the rest are encoded, sorted by length into batches
+// (batch/batcher.h), encoded once per batch, searched, and put back into their input slots.
+//
+// A line longer than the token limit (TranslateOptions::max_length, never more than a learned
+// position table) is split, truncated or refused as options.long_lines says. Split: its pieces
+// (input_text.h split_to_limit) are translated as separate sentences, batched with every other
+// line, and their best hypotheses joined into the line's one result: target ids concatenated
+// (the pieces' </s> dropped but the last one's; a '▁' token put between two pieces when the next
+// does not start a word, so the text is joined with one space), token scores likewise, score
+// their sum, normalized score recomputed by the search rules. A split line has one hypothesis
+// even with n_best.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "s2s/model/model.h"
+#include "s2s/pipeline/input_text.h"
 #include "s2s/search/hypothesis.h"
 #include "s2s/search/options.h"
 
@@ -17,6 +29,21 @@ struct TranslateOptions {
   SearchOptions search;
   dim_t batch_size = 32;   // sentences per batch
   dim_t batch_tokens = 0;  // if > 0: padded source tokens per batch instead of sentences
+  // Most source tokens one sentence may have (language label and </s> included), as Marian's
+  // translation max-length; the model's learned position table lowers it.
+  dim_t max_length = 1000;
+  LongLines long_lines = LongLines::split;
+  // Multilingual models: a >>xxx<< token put before every line (and every piece of a split
+  // line). Without it, a line's own leading label is repeated before each of its pieces.
+  std::string target_label;
+};
+
+// What was done to one input line before translation, for the caller's warnings.
+struct InputNotes {
+  std::size_t invalid_utf8 = 0;   // invalid UTF-8 sequences replaced with U+FFFD
+  std::size_t source_tokens = 0;  // when the line was over the limit: its token count
+  enum class LongLine { no, split, truncated } long_line = LongLine::no;
+  std::size_t pieces = 0;  // split: how many pieces were translated
 };
 
 // The result for one input line: the n-best list, best first (one entry unless n_best; empty
@@ -27,20 +54,35 @@ struct Translation {
 
 class Translator {
  public:
+  // UsageError when max_length leaves no room for text next to what the model adds.
   Translator(std::shared_ptr<const Model> model, TranslateOptions options);
 
   // One result per input line, same order. A line's result never depends on the other lines.
-  std::vector<Translation> translate(const std::vector<std::string>& lines) const;
+  // first_line_number: the 1-based number of lines[0] in the whole input, for error messages
+  // (InputError naming the line for a long line with LongLines::fail). `notes`, when given,
+  // receives what was done to each line, for warnings.
+  std::vector<Translation> translate(const std::vector<std::string>& lines,
+                                     std::size_t first_line_number = 1,
+                                     std::vector<InputNotes>* notes = nullptr) const;
 
   const Model& model() const { return *model_; }
   const TranslateOptions& options() const { return options_; }
+  // The token limit in force: min(max_length, the model's max_positions when > 0).
+  const TokenLimit& limit() const { return limit_; }
 
  private:
   std::shared_ptr<const Model> model_;
   TranslateOptions options_;
+  TokenLimit limit_;
 };
 
 // True when a line holds only whitespace (or nothing).
 bool is_blank(const std::string& line);
+
+// "line 7: 1523 tokens, more than the limit of 1000 (--max-length): split into 3 pieces,
+// translated separately and joined" (or "truncated to its first 1000 tokens"); empty when the
+// line was not too long.
+std::string long_line_message(std::size_t line_number, const InputNotes& notes,
+                              const TokenLimit& limit);
 
 }  // namespace s2s

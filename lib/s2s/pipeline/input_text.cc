@@ -1,0 +1,411 @@
+#include "s2s/pipeline/input_text.h"
+
+#include <algorithm>
+
+namespace s2s {
+namespace {
+
+const char kReplacement[] = "\xEF\xBF\xBD";  // U+FFFD
+
+// Length of the well-formed UTF-8 sequence at s[i] (Unicode Table 3-7), or 0 when it is not
+// well formed; then `bad` is the length of its maximal subpart (at least 1), which becomes one
+// U+FFFD.
+std::size_t sequence_at(std::string_view s, std::size_t i, std::size_t& bad) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char b = byte(i);
+  if (b < 0x80) return 1;
+  std::size_t need = 0;            // continuation bytes
+  unsigned char lo = 0x80, hi = 0xBF;  // range of the first continuation byte
+  if (b >= 0xC2 && b <= 0xDF) {
+    need = 1;
+  } else if (b == 0xE0) {
+    need = 2, lo = 0xA0;
+  } else if ((b >= 0xE1 && b <= 0xEC) || b == 0xEE || b == 0xEF) {
+    need = 2;
+  } else if (b == 0xED) {
+    need = 2, hi = 0x9F;  // ED A0..BF would be a surrogate
+  } else if (b == 0xF0) {
+    need = 3, lo = 0x90;
+  } else if (b >= 0xF1 && b <= 0xF3) {
+    need = 3;
+  } else if (b == 0xF4) {
+    need = 3, hi = 0x8F;
+  } else {
+    bad = 1;  // 80..C1, F5..FF never start a sequence
+    return 0;
+  }
+  std::size_t k = 1;
+  for (; k <= need && i + k < s.size(); ++k) {
+    const unsigned char c = byte(i + k);
+    if (c < (k == 1 ? lo : 0x80) || c > (k == 1 ? hi : 0xBF)) break;
+  }
+  if (k == need + 1) return need + 1;
+  bad = k;
+  return 0;
+}
+
+bool is_space(char c) { return c == ' ' || c == '\t'; }
+
+std::string_view trim(std::string_view s) {
+  std::size_t b = 0, e = s.size();
+  while (b < e && is_space(s[b])) ++b;
+  while (e > b && is_space(s[e - 1])) --e;
+  return s.substr(b, e - b);
+}
+
+std::vector<std::string_view> words_of(std::string_view s) {
+  std::vector<std::string_view> words;
+  for (std::size_t i = 0; i < s.size();) {
+    while (i < s.size() && is_space(s[i])) ++i;
+    const std::size_t b = i;
+    while (i < s.size() && !is_space(s[i])) ++i;
+    if (i > b) words.push_back(s.substr(b, i - b));
+  }
+  return words;
+}
+
+bool starts_with(std::string_view s, std::size_t i, std::string_view what) {
+  return s.compare(i, what.size(), what) == 0;
+}
+
+// Length of the match of one of `options` at s[i], or 0.
+template <std::size_t N>
+std::size_t match_any(std::string_view s, std::size_t i, const std::string_view (&options)[N]) {
+  for (std::string_view o : options)
+    if (starts_with(s, i, o)) return o.size();
+  return 0;
+}
+
+constexpr std::string_view kEnders[] = {".", "!", "?", "\xE2\x80\xA6"};  // … U+2026
+// 。 ！ ？ ． ｡ : end a sentence without a space after them.
+constexpr std::string_view kCjkEnders[] = {"\xE3\x80\x82", "\xEF\xBC\x81", "\xEF\xBC\x9F",
+                                           "\xEF\xBC\x8E", "\xEF\xBD\xA1"};
+// Closing quotes and brackets that may follow a sentence end: " ' ) ] ” ’ » 」 』 ） 】 〕 〉 》
+constexpr std::string_view kClosers[] = {
+    "\"",           "'",            ")",            "]",            "\xE2\x80\x9D",
+    "\xE2\x80\x99", "\xC2\xBB",     "\xE3\x80\x8D", "\xE3\x80\x8F", "\xEF\xBC\x89",
+    "\xE3\x80\x91", "\xE3\x80\x95", "\xE3\x80\x89", "\xE3\x80\x8B"};
+
+// Start of the character holding byte `pos` (backs over continuation bytes).
+std::size_t char_start(std::string_view s, std::size_t pos) {
+  while (pos > 0 && pos < s.size() && (static_cast<unsigned char>(s[pos]) & 0xC0) == 0x80) --pos;
+  return pos;
+}
+
+// End of the first character of s.
+std::size_t first_char_end(std::string_view s) {
+  std::size_t pos = 1;
+  while (pos < s.size() && (static_cast<unsigned char>(s[pos]) & 0xC0) == 0x80) ++pos;
+  return std::min(pos, s.size());
+}
+
+// Cuts texts to a token limit by asking `count` about candidate pieces.
+class Fitter {
+ public:
+  Fitter(std::size_t limit, const TokenCounter& count)
+      : count_(count), limit_(limit), base_(count(std::string())) {
+    budget_ = limit_ > base_ ? limit_ - base_ : 0;
+  }
+
+  // Appends pieces of `s` within the limit to `out` (see split_to_limit).
+  void fit(std::string_view s, std::vector<std::string>& out) const {
+    s = trim(s);
+    if (s.empty()) return;
+    // A text too big to count at once is packed word by word, which gives it whole if it fits.
+    if (s.size() <= kCountBytes && tokens(s) <= limit_) {
+      out.emplace_back(s);
+      return;
+    }
+    const std::vector<std::string_view> words = words_of(s);
+    if (words.size() == 1) {
+      split_word(words[0], out);
+      return;
+    }
+    // As many whole words per piece as fit, counting each word alone (SentencePiece pieces do
+    // not cross spaces); a piece whose count is more than the sum is cut again in halves.
+    const char* begin = nullptr;
+    const char* end = nullptr;
+    std::size_t used = 0, n = 0;
+    const auto flush = [&]() {
+      if (n == 0) return;
+      const std::string_view piece(begin, static_cast<std::size_t>(end - begin));
+      if (n > 1 && tokens(piece) > limit_) {
+        const std::vector<std::string_view> w = words_of(piece);
+        const std::string_view middle = w[w.size() / 2];
+        fit(std::string_view(begin, static_cast<std::size_t>(middle.data() - begin)), out);
+        fit(std::string_view(middle.data(), static_cast<std::size_t>(end - middle.data())), out);
+      } else {
+        out.emplace_back(piece);
+      }
+      used = n = 0;
+    };
+    for (std::string_view w : words) {
+      const std::size_t t = word_tokens(w);
+      if (t > budget_) {
+        flush();
+        split_word(w, out);
+        continue;
+      }
+      if (used + t > budget_) flush();
+      if (n == 0) begin = w.data();
+      end = w.data() + w.size();
+      used += t;
+      ++n;
+    }
+    flush();
+  }
+
+  // Bytes of the longest beginning of s within the limit (see truncate_to_limit).
+  std::size_t prefix(std::string_view s) const {
+    if (s.size() <= kCountBytes && tokens(s) <= limit_) return s.size();
+    const std::vector<std::string_view> words = words_of(s);
+    if (words.empty()) return s.size();
+    std::vector<std::size_t> ends;  // end offset after each whole word kept
+    std::size_t used = 0;
+    for (std::string_view w : words) {
+      const std::size_t t = word_tokens(w);
+      if (used + t > budget_) break;
+      used += t;
+      ends.push_back(static_cast<std::size_t>(w.data() + w.size() - s.data()));
+    }
+    // Word counts add up with SentencePiece; drop words while the whole is still too long.
+    while (!ends.empty() && tokens(s.substr(0, ends.back())) > limit_) ends.pop_back();
+    if (!ends.empty()) return ends.back();
+    const std::string_view first = words[0];
+    const std::size_t offset = static_cast<std::size_t>(first.data() - s.data());
+    return offset + chunk(first, sampled_bytes_per_token(first));
+  }
+
+ private:
+  std::size_t tokens(std::string_view s) const { return count_(std::string(s)); }
+  // Tokens of w alone, without what the model adds; a word too big to count at once is taken
+  // to be over the budget (it is: SentencePiece pieces are at most 16 characters by default).
+  std::size_t word_tokens(std::string_view w) const {
+    if (w.size() > kCountBytes) return budget_ + 1;
+    const std::size_t t = tokens(w);
+    return t > base_ ? t - base_ : 0;
+  }
+  // Average bytes per token of w, from its first few kilobytes.
+  double sampled_bytes_per_token(std::string_view w) const {
+    const std::string_view sample = w.substr(0, std::max(char_start(w, 4096), first_char_end(w)));
+    const std::size_t t = word_tokens(sample);
+    return static_cast<double>(sample.size()) / static_cast<double>(std::max<std::size_t>(t, 1));
+  }
+
+  // Bytes of a beginning of w (whole characters, at least one) within the limit, found from an
+  // estimate: shrunk while over the budget, then grown into what is left of it. A few counts per
+  // piece, never a search over every length.
+  std::size_t chunk(std::string_view w, double bytes_per_token) const {
+    const std::size_t one = first_char_end(w);
+    const auto at_least_one = [&](std::size_t pos) { return std::max(char_start(w, pos), one); };
+    std::size_t take = at_least_one(std::min(
+        {w.size(), kCountBytes,
+         static_cast<std::size_t>(static_cast<double>(budget_) * bytes_per_token * 0.9)}));
+    std::size_t t = word_tokens(w.substr(0, take));
+    while (t > budget_ && take > one) {
+      std::size_t smaller = at_least_one(static_cast<std::size_t>(
+          static_cast<double>(take) * static_cast<double>(budget_) / static_cast<double>(t) * 0.9));
+      if (smaller >= take) smaller = at_least_one(take - 1);
+      take = smaller;
+      t = word_tokens(w.substr(0, take));
+    }
+    for (int tries = 0; tries < 3 && t < budget_ && take < w.size() && take < kCountBytes; ++tries) {
+      const std::size_t grow = static_cast<std::size_t>(static_cast<double>(budget_ - t) *
+                                                        bytes_per_token * 0.9);
+      std::size_t bigger = char_start(w, std::min(w.size(), take + grow));
+      if (bigger <= take) bigger = take + first_char_end(w.substr(take));
+      const std::size_t tb = word_tokens(w.substr(0, bigger));
+      if (tb > budget_) break;
+      take = bigger;
+      t = tb;
+    }
+    return take;
+  }
+
+  void split_word(std::string_view w, std::vector<std::string>& out) const {
+    if (budget_ == 0) {  // nothing fits next to what the model adds: the caller must cut ids
+      out.emplace_back(w);
+      return;
+    }
+    const double bpt = sampled_bytes_per_token(w);
+    bool fits = word_tokens(w) <= budget_;
+    while (!w.empty()) {
+      const std::size_t take = fits ? w.size() : chunk(w, bpt);
+      out.emplace_back(w.substr(0, take));
+      w.remove_prefix(take);
+      // Count what is left only when it may fit: counting a long rest again for every piece
+      // would cost time quadratic in the word's length.
+      fits = !w.empty() &&
+             static_cast<double>(w.size()) <= 1.5 * bpt * static_cast<double>(budget_) &&
+             word_tokens(w) <= budget_;
+    }
+  }
+
+  const TokenCounter& count_;
+  std::size_t limit_;
+  std::size_t base_;
+  std::size_t budget_;
+};
+
+}  // namespace
+
+CleanReport clean_text(std::string_view in, std::string& out) {
+  CleanReport report;
+  out.clear();
+  out.reserve(in.size());
+  for (std::size_t i = 0; i < in.size();) {
+    std::size_t bad = 0;
+    const std::size_t n = sequence_at(in, i, bad);
+    if (n == 0) {
+      out += kReplacement;
+      ++report.invalid_utf8;
+      i += bad;
+      continue;
+    }
+    const unsigned char b = static_cast<unsigned char>(in[i]);
+    const bool c0 = n == 1 && ((b < 0x20 && b != '\t') || b == 0x7F);
+    const bool c1 = n == 2 && b == 0xC2 && static_cast<unsigned char>(in[i + 1]) <= 0x9F;
+    if (c0 || c1) {
+      out += ' ';
+      ++report.controls;
+    } else {
+      out.append(in.data() + i, n);
+    }
+    i += n;
+  }
+  return report;
+}
+
+bool is_valid_utf8(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    std::size_t bad = 0;
+    const std::size_t n = sequence_at(text, i, bad);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+std::size_t repair_utf8(std::string& text) {
+  if (is_valid_utf8(text)) return 0;
+  std::string out;
+  out.reserve(text.size() + 16);
+  std::size_t replaced = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    std::size_t bad = 0;
+    const std::size_t n = sequence_at(text, i, bad);
+    if (n == 0) {
+      out += kReplacement;
+      ++replaced;
+      i += bad;
+    } else {
+      out.append(text, i, n);
+      i += n;
+    }
+  }
+  text = std::move(out);
+  return replaced;
+}
+
+bool strip_bom(std::string& line) {
+  if (line.compare(0, 3, "\xEF\xBB\xBF") != 0) return false;
+  line.erase(0, 3);
+  return true;
+}
+
+std::vector<std::string_view> split_sentences(std::string_view line) {
+  std::vector<std::string_view> sentences;
+  const auto add = [&](std::string_view s) {
+    s = trim(s);
+    if (!s.empty()) sentences.push_back(s);
+  };
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < line.size();) {
+    std::size_t j = i;
+    bool cjk = false;
+    for (std::size_t m; (m = match_any(line, j, kEnders)) > 0;) j += m;
+    if (j == i)
+      for (std::size_t m; (m = match_any(line, j, kCjkEnders)) > 0; cjk = true) j += m;
+    if (j == i) {
+      ++i;
+      continue;
+    }
+    for (std::size_t m; (m = match_any(line, j, kClosers)) > 0;) j += m;
+    if (cjk || (j < line.size() && is_space(line[j]))) {
+      add(line.substr(start, j - start));
+      while (j < line.size() && is_space(line[j])) ++j;
+      start = j;
+    }
+    i = j;
+  }
+  add(line.substr(start));
+  return sentences;
+}
+
+const char* long_lines_name(LongLines mode) {
+  return kLongLinesNames[static_cast<std::size_t>(mode)];
+}
+
+std::optional<LongLines> parse_long_lines(const std::string& name) {
+  for (std::size_t i = 0; i < std::size(kLongLinesNames); ++i)
+    if (name == kLongLinesNames[i]) return static_cast<LongLines>(i);
+  return std::nullopt;
+}
+
+std::vector<std::string> split_to_limit(std::string_view text, std::size_t limit,
+                                        const TokenCounter& count) {
+  const Fitter fitter(limit, count);
+  std::vector<std::string> pieces;
+  for (std::string_view sentence : split_sentences(text)) fitter.fit(sentence, pieces);
+  return pieces;
+}
+
+std::string truncate_to_limit(std::string_view text, std::size_t limit,
+                              const TokenCounter& count) {
+  return std::string(text.substr(0, Fitter(limit, count).prefix(text)));
+}
+
+ChunkedCount count_in_chunks(std::string_view text, std::size_t limit,
+                             const TokenCounter& count) {
+  const std::size_t base = count(std::string());
+  ChunkedCount result;
+  std::size_t tokens = 0;
+  for (std::size_t pos = 0; pos < text.size();) {
+    std::size_t end = std::min(text.size(), pos + kCountBytes);
+    if (end < text.size()) {
+      std::size_t space = end;
+      while (space > pos && !is_space(text[space])) --space;
+      end = space > pos ? space : std::max(char_start(text, end), pos + first_char_end(text.substr(pos)));
+    }
+    const std::size_t t = count(std::string(text.substr(pos, end - pos)));
+    tokens += t > base ? t - base : 0;
+    if (tokens + base > limit && result.over_at == std::string_view::npos) result.over_at = end;
+    pos = end;
+  }
+  result.tokens = tokens + base;
+  return result;
+}
+
+TokenLimit TokenLimit::of(std::size_t max_length, std::size_t max_positions) {
+  TokenLimit limit{max_length, false};
+  if (max_positions > 0 && max_positions < max_length) limit = {max_positions, true};
+  return limit;
+}
+
+std::string TokenLimit::describe() const {
+  return "the limit of " + std::to_string(tokens) +
+         (from_positions ? " (the model's position table)" : " (--max-length)");
+}
+
+std::string too_long_message(std::size_t line_number, std::size_t tokens, const TokenLimit& limit,
+                             const std::string& what) {
+  return "line " + std::to_string(line_number) + ": " + what + std::to_string(tokens) +
+         " tokens, more than " + limit.describe();
+}
+
+std::string invalid_utf8_message(std::size_t line_number, std::size_t sequences) {
+  return "line " + std::to_string(line_number) + ": invalid UTF-8 replaced with U+FFFD (" +
+         std::to_string(sequences) + (sequences == 1 ? " sequence)" : " sequences)");
+}
+
+}  // namespace s2s
