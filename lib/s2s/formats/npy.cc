@@ -13,11 +13,19 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 
 namespace {
 
+// Messages quote names and text taken from the file; a line break there would split the one-line
+// error s2s prints (DESIGN.md §1), so it is written as \n or \r (found by tools/fuzz).
+ModelError model_error(const std::string& message) {
+  std::string line;
+  for (const char c : message) line += c == '\n' ? "\\n" : c == '\r' ? "\\r" : std::string(1, c);
+  return ModelError(line);
+}
+
 constexpr char kMagic[] = "\x93NUMPY";
 constexpr std::size_t kMagicSize = 6;
 
 [[noreturn]] void fail(const std::string& what, const std::string& message) {
-  throw ModelError(what + ": " + message);
+  throw model_error(what + ": " + message);
 }
 
 // Reads the header dict `{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }`.
@@ -190,18 +198,21 @@ NpyView parse_npy(const std::uint8_t* data, std::size_t size, const std::string&
   // header claiming a huge shape can neither overflow nor cause an allocation.
   const std::size_t available = size - prefix - header_len;
   const std::size_t item = dtype_size(view.dtype);
-  std::size_t capacity = available / item;  // elements that fit
-  bool fits = true;
-  std::size_t count = 1;
+  const std::size_t capacity = available / item;  // elements that fit
+  bool empty = false, fits = true;
+  std::uint64_t nonzero = 1;  // product of the non-zero dimensions, while it fits in int64
   for (dim_t d : view.shape) {
-    if (d == 0) {
-      count = 0;
-      fits = true;
-      break;
-    }
-    if (fits && static_cast<std::size_t>(d) <= capacity / count) count *= static_cast<std::size_t>(d);
-    else fits = false;
+    if (d == 0)
+      empty = true;
+    else if (fits && (__builtin_mul_overflow(nonzero, static_cast<std::uint64_t>(d), &nonzero) ||
+                      nonzero > static_cast<std::uint64_t>(std::numeric_limits<dim_t>::max())))
+      fits = false;
   }
+  // An empty array needs no payload, but its strides are that product: (0, 2**62, 4) would
+  // overflow them (found by tools/fuzz).
+  if (empty && !fits)
+    fail(what, "shape " + to_string(view.shape) + " is too large (its strides overflow 64 bits)");
+  const std::size_t count = empty ? 0 : static_cast<std::size_t>(nonzero);
   if (!fits || count > capacity)
     fail(what, "truncated: shape " + to_string(view.shape) + " of " + dtype_name(view.dtype) +
                    " needs more than the " + std::to_string(available) +
