@@ -8,9 +8,18 @@
 
 namespace s2s {
 
+// Messages are always one line (DESIGN.md §1): line breaks in text quoted from a file (an npy
+// header, a YAML parser's message, a tensor name) are written as \n and \r.
 class Error : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit Error(const std::string& message) : std::runtime_error(one_line(message)) {}
+
+ private:
+  static std::string one_line(const std::string& message) {
+    std::string line;
+    for (const char c : message) line += c == '\n' ? "\\n" : c == '\r' ? "\\r" : std::string(1, c);
+    return line;
+  }
 };
 
 // The caller asked for something that makes no sense (bad option value, unknown flag).

@@ -17,14 +17,6 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 
 namespace {
 
-// Messages quote names and text taken from the file; a line break there would split the one-line
-// error s2s prints (DESIGN.md §1), so it is written as \n or \r (found by tools/fuzz).
-ModelError model_error(const std::string& message) {
-  std::string line;
-  for (const char c : message) line += c == '\n' ? "\\n" : c == '\r' ? "\\r" : std::string(1, c);
-  return ModelError(line);
-}
-
 constexpr std::uint32_t kMaxVersion = 6;
 constexpr std::uint64_t kMaxRank = 8;
 
@@ -42,7 +34,7 @@ class Cursor {
   std::uint64_t pos() const { return pos_; }
   std::uint64_t left() const { return size_ - pos_; }
   [[noreturn]] void fail(const std::string& message) const {
-    throw model_error(path_ + ": " + message);
+    throw ModelError(path_ + ": " + message);
   }
   std::uint64_t uint(std::uint64_t bytes, const std::string& what) {
     if (bytes > left())
@@ -200,7 +192,7 @@ void Ct2ModelFile::parse() {
 
 void Ct2ModelFile::resolve_aliases(
     const std::vector<std::pair<std::string, std::string>>& aliases) {
-  auto fail = [this](const std::string& message) { throw model_error(path_ + ": " + message); };
+  auto fail = [this](const std::string& message) { throw ModelError(path_ + ": " + message); };
   std::unordered_map<std::string, std::string> direct;
   for (const auto& [alias, target] : aliases) {
     if (variables_.count(alias)) fail("alias '" + alias + "' has the name of a variable");
@@ -256,7 +248,7 @@ const std::string& Ct2ModelFile::resolve(const std::string& name) const {
   if (var != variables_.end()) return var->first;
   const auto alias = aliases_.find(name);
   if (alias != aliases_.end()) return alias->second;
-  throw model_error(path_ + ": no variable or alias '" + name + "' (the file has " +
+  throw ModelError(path_ + ": no variable or alias '" + name + "' (the file has " +
                     std::to_string(variables_.size()) + " variables and " +
                     std::to_string(aliases_.size()) + " aliases)");
 }
@@ -299,7 +291,7 @@ const Ct2ModelFile::Variable* Ct2ModelFile::scalar(const std::string& name, bool
   if (!contains(name)) return nullptr;
   const Variable& v = find(name);
   if (num_elements(v.shape) != 1 || is_integer(v.type) != integer)
-    throw model_error(path_ + ": attribute '" + name + "' holds " + kTypeNames[v.type] + " " +
+    throw ModelError(path_ + ": attribute '" + name + "' holds " + kTypeNames[v.type] + " " +
                       to_string(v.shape) + ", expected " + expected);
   return &v;
 }
@@ -327,7 +319,7 @@ std::optional<std::string> Ct2ModelFile::read_string(const std::string& name) co
   if (!contains(name)) return std::nullopt;
   const Variable& v = find(name);
   if (v.type != kI8 || v.shape.size() != 1)
-    throw model_error(path_ + ": attribute '" + name + "' holds " + kTypeNames[v.type] + " " +
+    throw ModelError(path_ + ": attribute '" + name + "' holds " + kTypeNames[v.type] + " " +
                       to_string(v.shape) + ", expected a 1-D int8 array of UTF-8 bytes");
   return std::string(reinterpret_cast<const char*>(file_.data() + v.offset), v.nbytes);
 }

@@ -9,14 +9,6 @@ namespace s2s::formats {
 namespace fs = std::filesystem;
 namespace {
 
-// Messages quote names and text taken from the file; a line break there would split the one-line
-// error s2s prints (DESIGN.md §1), so it is written as \n or \r (found by tools/fuzz).
-ModelError model_error(const std::string& message) {
-  std::string line;
-  for (const char c : message) line += c == '\n' ? "\\n" : c == '\r' ? "\\r" : std::string(1, c);
-  return ModelError(line);
-}
-
 std::vector<fs::path> files_matching(const fs::path& folder, const std::string& suffix) {
   std::vector<fs::path> found;
   std::error_code ec;
@@ -32,7 +24,7 @@ std::vector<fs::path> files_matching(const fs::path& folder, const std::string& 
 
 fs::path require_file(const fs::path& path, const std::string& what) {
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) throw model_error(path.string() + ": " + what + " not found");
+  if (!fs::is_regular_file(path, ec)) throw ModelError(path.string() + ": " + what + " not found");
   return path;
 }
 
@@ -49,7 +41,7 @@ fs::path resolve(const fs::path& folder, const std::string& entry, bool relative
 
 // The text of a scalar entry of decoder.yml; anything else (a list, a map) is a ModelError.
 std::string scalar_entry(const YAML::Node& node, const std::string& yml, const std::string& what) {
-  if (!node.IsScalar()) throw model_error(yml + ": " + what + " is not a file name");
+  if (!node.IsScalar()) throw ModelError(yml + ": " + what + " is not a file name");
   return node.Scalar();
 }
 
@@ -59,28 +51,28 @@ void from_decoder_yml(const fs::path& folder, MarianFiles& files) {
   try {
     yml = YAML::LoadFile(yml_path);
   } catch (const YAML::Exception& e) {
-    throw model_error(yml_path + ": not valid YAML: " + e.what());
+    throw ModelError(yml_path + ": not valid YAML: " + e.what());
   }
   // A file that is a scalar or a list has no options: yaml-cpp would throw on every lookup below
   // (found by tools/fuzz). An empty file is a null node and falls through to "no 'models' list".
   if (!yml.IsMap() && !yml.IsNull())
-    throw model_error(yml_path + ": not a mapping of options (expected 'models:', 'vocabs:', ...)");
+    throw ModelError(yml_path + ": not a mapping of options (expected 'models:', 'vocabs:', ...)");
   for (const auto& entry : yml)
     if (entry.first.IsScalar() && entry.second.IsScalar())
       files.decoder_settings.emplace_back(entry.first.Scalar(), entry.second.Scalar());
   const bool relative = yml["relative-paths"] && yml["relative-paths"].as<bool>(false);
   const YAML::Node models = yml["models"];
   if (!models || !models.IsSequence() || models.size() == 0)
-    throw model_error(yml_path + ": no 'models' list");
+    throw ModelError(yml_path + ": no 'models' list");
   if (models.size() > 1)
-    throw model_error(yml_path + ": lists " + std::to_string(models.size()) +
+    throw ModelError(yml_path + ": lists " + std::to_string(models.size()) +
                       " models; ensembles are not supported");
   files.model =
       require_file(resolve(folder, scalar_entry(models[0], yml_path, "models[0]"), relative),
                    "model named in decoder.yml");
   const YAML::Node vocabs = yml["vocabs"];
   if (!vocabs || !vocabs.IsSequence() || vocabs.size() != 2)
-    throw model_error(yml_path + ": 'vocabs' must list a source and a target vocabulary");
+    throw ModelError(yml_path + ": 'vocabs' must list a source and a target vocabulary");
   files.source_vocab =
       require_file(resolve(folder, scalar_entry(vocabs[0], yml_path, "vocabs[0]"), relative),
                    "source vocabulary named in decoder.yml");
@@ -91,12 +83,12 @@ void from_decoder_yml(const fs::path& folder, MarianFiles& files) {
 
 void by_pattern(const fs::path& folder, MarianFiles& files) {
   std::vector<fs::path> npz = files_matching(folder, ".npz");
-  if (npz.empty()) throw model_error(folder.string() + ": no .npz model and no decoder.yml");
+  if (npz.empty()) throw ModelError(folder.string() + ": no .npz model and no decoder.yml");
   if (npz.size() > 1) {
     // OPUS-MT keeps the best checkpoint under *.best-perplexity.npz.
     std::vector<fs::path> best = files_matching(folder, ".best-perplexity.npz");
     if (best.size() != 1)
-      throw model_error(folder.string() + ": " + std::to_string(npz.size()) +
+      throw ModelError(folder.string() + ": " + std::to_string(npz.size()) +
                         " .npz files and no decoder.yml to say which one is the model");
     npz = best;
   }
@@ -114,7 +106,7 @@ void by_pattern(const fs::path& folder, MarianFiles& files) {
     files.source_vocab = require_file(folder / "source.spm", "source vocabulary (source.spm)");
     files.target_vocab = require_file(folder / "target.spm", "target vocabulary (target.spm)");
   } else {
-    throw model_error(folder.string() + ": cannot tell which vocabulary to use; add a decoder.yml");
+    throw ModelError(folder.string() + ": cannot tell which vocabulary to use; add a decoder.yml");
   }
 }
 
@@ -141,9 +133,9 @@ MarianFiles find_marian_files(const fs::path& folder) {
     std::error_code e;
     if (fs::is_regular_file(spm, e)) return spm;
     if (fs::exists(folder / (side + ".bpe"), e))
-      throw model_error(folder.string() + ": BPE models (" + side +
+      throw ModelError(folder.string() + ": BPE models (" + side +
                         ".bpe) are not supported; s2s needs SentencePiece models");
-    throw model_error(spm.string() + ": SentencePiece model not found");
+    throw ModelError(spm.string() + ": SentencePiece model not found");
   };
   files.source_spm = splitter(files.source_vocab, "source");
   files.target_spm = splitter(files.target_vocab, "target");

@@ -6,14 +6,6 @@
 namespace s2s::formats {
 namespace {
 
-// Messages quote names and text taken from the file; a line break there would split the one-line
-// error s2s prints (DESIGN.md §1), so it is written as \n or \r (found by tools/fuzz).
-ModelError model_error(const std::string& message) {
-  std::string line;
-  for (const char c : message) line += c == '\n' ? "\\n" : c == '\r' ? "\\r" : std::string(1, c);
-  return ModelError(line);
-}
-
 // Reads keys with Marian's defaults and collects every problem instead of stopping at the first.
 class Options {
  public:
@@ -110,9 +102,9 @@ ModelConfig marian_config(const std::string& model_yml, const std::string& sourc
   try {
     root = YAML::Load(model_yml);
   } catch (const YAML::Exception& e) {
-    throw model_error(source + ": special:model.yml is not valid YAML: " + e.what());
+    throw ModelError(source + ": special:model.yml is not valid YAML: " + e.what());
   }
-  if (!root.IsMap()) throw model_error(source + ": special:model.yml is not a YAML mapping");
+  if (!root.IsMap()) throw ModelError(source + ": special:model.yml is not a YAML mapping");
 
   std::vector<std::string> problems;
   Options opt(root, problems);
@@ -180,7 +172,7 @@ ModelConfig marian_config(const std::string& model_yml, const std::string& sourc
   if (!problems.empty()) {
     std::string message = source + ": unsupported or invalid model (special:model.yml): ";
     for (std::size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];
-    throw model_error(message);
+    throw ModelError(message);
   }
   return c;
 }

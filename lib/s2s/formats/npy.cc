@@ -13,19 +13,11 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 
 namespace {
 
-// Messages quote names and text taken from the file; a line break there would split the one-line
-// error s2s prints (DESIGN.md §1), so it is written as \n or \r (found by tools/fuzz).
-ModelError model_error(const std::string& message) {
-  std::string line;
-  for (const char c : message) line += c == '\n' ? "\\n" : c == '\r' ? "\\r" : std::string(1, c);
-  return ModelError(line);
-}
-
 constexpr char kMagic[] = "\x93NUMPY";
 constexpr std::size_t kMagicSize = 6;
 
 [[noreturn]] void fail(const std::string& what, const std::string& message) {
-  throw model_error(what + ": " + message);
+  throw ModelError(what + ": " + message);
 }
 
 // Reads the header dict `{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }`.

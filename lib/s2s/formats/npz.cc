@@ -15,14 +15,6 @@ namespace s2s::formats {
 
 namespace {
 
-// Messages quote names and text taken from the file; a line break there would split the one-line
-// error s2s prints (DESIGN.md §1), so it is written as \n or \r (found by tools/fuzz).
-ModelError model_error(const std::string& message) {
-  std::string line;
-  for (const char c : message) line += c == '\n' ? "\\n" : c == '\r' ? "\\r" : std::string(1, c);
-  return ModelError(line);
-}
-
 constexpr std::uint32_t kLocalSig = 0x04034b50;
 constexpr std::uint32_t kCentralSig = 0x02014b50;
 constexpr std::uint32_t kEndSig = 0x06054b50;
@@ -60,7 +52,7 @@ std::uint32_t crc32_of(const std::uint8_t* data, std::uint64_t size) {
 }
 
 [[noreturn]] void fail_in(const std::string& path, const std::string& message) {
-  throw model_error(path + ": " + message);
+  throw ModelError(path + ": " + message);
 }
 
 }  // namespace
@@ -201,7 +193,7 @@ bool NpzArchive::contains(const std::string& name) const { return index_.count(n
 const NpzArchive::Entry& NpzArchive::find(const std::string& name) const {
   const auto it = index_.find(name);
   if (it == index_.end())
-    throw model_error(path_ + ": no entry '" + name + "' (the archive has " +
+    throw ModelError(path_ + ": no entry '" + name + "' (the archive has " +
                       std::to_string(entries_.size()) + " entries)");
   return entries_[it->second];
 }
@@ -216,7 +208,7 @@ NpyArray NpzArchive::read(const std::string& name) const {
     // Size checked against the deflate ratio at open, so this allocation is bounded by the file.
     inflated.resize(std::max<std::uint64_t>(e.uncompressed, 1));
     z_stream zs{};
-    if (inflateInit2(&zs, -15) != Z_OK) throw model_error(what + ": cannot initialise zlib");
+    if (inflateInit2(&zs, -15) != Z_OK) throw ModelError(what + ": cannot initialise zlib");
     struct Guard {
       z_stream* z;
       ~Guard() { inflateEnd(z); }
@@ -237,19 +229,19 @@ NpyArray NpzArchive::read(const std::string& name) const {
       if (rc == Z_STREAM_END) break;
       if (rc == Z_OK) continue;
       if (rc == Z_BUF_ERROR && zs.avail_out == 0 && out_left == 0)
-        throw model_error(what + ": inflates to more than the " + std::to_string(e.uncompressed) +
+        throw ModelError(what + ": inflates to more than the " + std::to_string(e.uncompressed) +
                           " bytes the directory records");
-      if (rc == Z_BUF_ERROR) throw model_error(what + ": truncated deflate data");
-      throw model_error(what + ": corrupt deflate data (" + (zs.msg ? zs.msg : "zlib error") + ")");
+      if (rc == Z_BUF_ERROR) throw ModelError(what + ": truncated deflate data");
+      throw ModelError(what + ": corrupt deflate data (" + (zs.msg ? zs.msg : "zlib error") + ")");
     }
     if (zs.total_out != e.uncompressed)
-      throw model_error(what + ": inflates to " + std::to_string(zs.total_out) +
+      throw ModelError(what + ": inflates to " + std::to_string(zs.total_out) +
                         " bytes, the directory records " + std::to_string(e.uncompressed));
     bytes = inflated.data();
   }
   const std::uint32_t crc = crc32_of(bytes, e.uncompressed);
   if (crc != e.crc)
-    throw model_error(what + ": crc mismatch (directory " + hex(e.crc) + ", data " + hex(crc) +
+    throw ModelError(what + ": crc mismatch (directory " + hex(e.crc) + ", data " + hex(crc) +
                       "); the file is corrupt");
 
   const NpyView view = parse_npy(bytes, e.uncompressed, what);
@@ -265,7 +257,7 @@ Tensor NpzArchive::read_tensor(const std::string& name) const { return read(name
 std::string NpzArchive::read_text(const std::string& name) const {
   NpyArray a = read(name);
   if (a.file_dtype != DataType::i8 && a.file_dtype != DataType::u8)
-    throw model_error(path_ + ": entry '" + name + "' holds " + dtype_name(a.file_dtype) +
+    throw ModelError(path_ + ": entry '" + name + "' holds " + dtype_name(a.file_dtype) +
                       ", expected int8/uint8 text");
   const char* text = static_cast<const char*>(a.tensor.raw());
   const std::size_t n = a.tensor.nbytes();

@@ -18,14 +18,6 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 
 namespace {
 
-// Messages quote names and text taken from the file; a line break there would split the one-line
-// error s2s prints (DESIGN.md §1), so it is written as \n or \r (found by tools/fuzz).
-ModelError model_error(const std::string& message) {
-  std::string line;
-  for (const char c : message) line += c == '\n' ? "\\n" : c == '\r' ? "\\r" : std::string(1, c);
-  return ModelError(line);
-}
-
 using nlohmann::json;
 
 // The reference reader's limit (tensor.rs MAX_HEADER_SIZE); also bounds what the JSON parser sees.
@@ -67,7 +59,7 @@ SafetensorsFile::SafetensorsFile(SafetensorsFile&&) noexcept = default;
 SafetensorsFile& SafetensorsFile::operator=(SafetensorsFile&&) noexcept = default;
 
 void SafetensorsFile::parse_header() {
-  auto fail = [this](const std::string& message) { throw model_error(path_ + ": " + message); };
+  auto fail = [this](const std::string& message) { throw ModelError(path_ + ": " + message); };
   const std::uint64_t size = file_.size();
   if (size < 8)
     fail("truncated: " + std::to_string(size) +
@@ -191,7 +183,7 @@ bool SafetensorsFile::contains(const std::string& name) const { return index_.co
 const SafetensorsFile::Entry& SafetensorsFile::find(const std::string& name) const {
   const auto it = index_.find(name);
   if (it == index_.end())
-    throw model_error(path_ + ": no tensor '" + name + "' (the file has " +
+    throw ModelError(path_ + ": no tensor '" + name + "' (the file has " +
                       std::to_string(entries_.size()) + " tensors)");
   return entries_[it->second];
 }
@@ -231,7 +223,7 @@ Tensor SafetensorsFile::read_tensor(const std::string& name) const {
     }
     return t;
   }
-  throw model_error(path_ + ": tensor '" + name + "' has dtype " + e.dtype +
+  throw ModelError(path_ + ": tensor '" + name + "' has dtype " + e.dtype +
                     ", which s2s cannot read (supported: F32, F16, BF16, I32, I64)");
 }
 

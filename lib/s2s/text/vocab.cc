@@ -15,14 +15,6 @@
 namespace s2s::text {
 namespace {
 
-// Messages quote names and text taken from the file; a line break there would split the one-line
-// error s2s prints (DESIGN.md §1), so it is written as \n or \r (found by tools/fuzz).
-ModelError model_error(const std::string& message) {
-  std::string line;
-  for (const char c : message) line += c == '\n' ? "\\n" : c == '\r' ? "\\r" : std::string(1, c);
-  return ModelError(line);
-}
-
 // Ids are used as indices into a dense table; an id this large means a corrupt file, not a real
 // vocabulary (the largest multilingual vocabularies have a few hundred thousand pieces).
 constexpr int kMaxId = 1 << 24;
@@ -37,10 +29,10 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw model_error(path + ": cannot open the vocabulary file");
+  if (!in) throw ModelError(path + ": cannot open the vocabulary file");
   std::ostringstream buffer;
   buffer << in.rdbuf();
-  if (in.bad()) throw model_error(path + ": cannot read the vocabulary file");
+  if (in.bad()) throw ModelError(path + ": cannot read the vocabulary file");
   return buffer.str();
 }
 
@@ -49,25 +41,25 @@ VocabEntries parse_json(const std::string& text, const std::string& path) {
   try {
     json = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
-    throw model_error(path + ": not valid JSON (" + e.what() + ")");
+    throw ModelError(path + ": not valid JSON (" + e.what() + ")");
   }
   VocabEntries entries;
   if (json.is_array()) {
     // CTranslate2 writes its vocabularies as a list of tokens: the id is the position.
     for (std::size_t i = 0; i < json.size(); ++i) {
       if (!json[i].is_string())
-        throw model_error(path + ": entry " + std::to_string(i) + " is " + json[i].dump() +
+        throw ModelError(path + ": entry " + std::to_string(i) + " is " + json[i].dump() +
                           ", expected a token string");
       entries.emplace_back(json[i].get<std::string>(), static_cast<int>(i));
     }
     return entries;
   }
   if (!json.is_object())
-    throw model_error(path + ": expected a JSON object {\"piece\": id, ...} or a list of tokens");
+    throw ModelError(path + ": expected a JSON object {\"piece\": id, ...} or a list of tokens");
   for (const auto& [piece, id] : json.items()) {
     // nlohmann stores non-negative integers as unsigned; negatives and floats are not ids.
     if (!id.is_number_unsigned() || id.get<std::uint64_t>() > static_cast<std::uint64_t>(kMaxId))
-      throw model_error(path + ": the id of '" + piece + "' is " + id.dump() +
+      throw ModelError(path + ": the id of '" + piece + "' is " + id.dump() +
                         ", expected a non-negative integer");
     entries.emplace_back(piece, id.get<int>());
   }
@@ -85,9 +77,9 @@ VocabEntries parse_text(const std::string& text, const std::string& path) {
     std::string piece = text.substr(pos, end - pos);
     if (!piece.empty() && piece.back() == '\r') piece.pop_back();  // as Marian's io::getline
     const int line = static_cast<int>(entries.size()) + 1;
-    if (piece.empty()) throw model_error(path + ":" + std::to_string(line) + ": empty line");
+    if (piece.empty()) throw ModelError(path + ":" + std::to_string(line) + ": empty line");
     if (!seen.emplace(piece, line).second)
-      throw model_error(path + ":" + std::to_string(line) + ": duplicate piece '" + piece +
+      throw ModelError(path + ":" + std::to_string(line) + ": duplicate piece '" + piece +
                         "' (first on line " + std::to_string(seen[piece]) + ")");
     entries.emplace_back(std::move(piece), line - 1);
     pos = end + 1;
@@ -120,7 +112,7 @@ Vocabulary Vocabulary::load(const std::string& path, dim_t dim_limit) {
       v.eos_id_ = spm.eos_id();
       v.unk_id_ = spm.unk_id();
       if (v.eos_id_ < 0)
-        throw model_error(path + ": the SentencePiece model has no </s> (trained with eos_id=-1)");
+        throw ModelError(path + ": the SentencePiece model has no </s> (trained with eos_id=-1)");
       return v;
     }
     case VocabFormat::yaml:
@@ -141,16 +133,16 @@ Vocabulary Vocabulary::from_entries(const VocabEntries& entries, const std::stri
   int max_id = -1;
   for (const auto& [piece, id] : entries) {
     if (id < 0 || id > kMaxId)
-      throw model_error(path + ": id " + std::to_string(id) + " of '" + piece +
+      throw ModelError(path + ": id " + std::to_string(id) + " of '" + piece +
                         "' is out of range [0, " + std::to_string(kMaxId) + "]");
     if (dim_limit > 0 && id >= dim_limit) continue;
     // Marian inserts into a std::map first: a repeated piece keeps its first id.
     if (v.ids_.emplace(piece, id).second) max_id = std::max(max_id, id);
   }
-  if (max_id < 0) throw model_error(path + ": empty vocabulary");
+  if (max_id < 0) throw ModelError(path + ": empty vocabulary");
   const std::size_t used = v.ids_.size();
   if (static_cast<std::size_t>(max_id) + 1 > 2 * used + kMaxUnusedIds)
-    throw model_error(path + ": ids go up to " + std::to_string(max_id) + " but only " +
+    throw ModelError(path + ": ids go up to " + std::to_string(max_id) + " but only " +
                       std::to_string(used) + " pieces are listed; the file is corrupt");
   v.pieces_.resize(static_cast<std::size_t>(max_id) + 1);
   // Marian fills id -> piece in map (piece) order, so the lexicographically last piece wins.
@@ -164,7 +156,7 @@ Vocabulary Vocabulary::from_entries(const VocabEntries& entries, const std::stri
       return nematus_id;
     const auto it = v.ids_.find(piece);
     if (it == v.ids_.end())
-      throw model_error(path + ": no entry for " + piece +
+      throw ModelError(path + ": no entry for " + piece +
                         " (Marian vocabularies must contain </s> and <unk>)");
     return it->second;
   };

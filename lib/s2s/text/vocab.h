@@ -6,7 +6,8 @@
 //   anything else         plain text: line k (0-based) is the piece with id k; empty lines and
 //                         duplicates are errors; a trailing '\r' is dropped
 // Ids are taken as written and need not be dense: size() is max id + 1 and unused ids have the
-// piece "". With dim_limit m > 0, entries with id >= m are dropped (Marian --dim-vocabs); .spm
+// piece "" (a file whose gaps exceed its piece count + 65536 is refused as corrupt, so that a
+// tiny file cannot make s2s allocate a huge id table). With dim_limit m > 0, entries with id >= m are dropped (Marian --dim-vocabs); .spm
 // vocabularies ignore it, as in Marian. Duplicates in yml/json keep Marian's std::map semantics:
 // a repeated piece keeps its first id; an id given to several pieces maps back to the
 // lexicographically last one.

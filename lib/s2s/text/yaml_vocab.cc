@@ -11,14 +11,6 @@
 namespace s2s::text {
 namespace {
 
-// Messages quote names and text taken from the file; a line break there would split the one-line
-// error s2s prints (DESIGN.md §1), so it is written as \n or \r (found by tools/fuzz).
-ModelError model_error(const std::string& message) {
-  std::string line;
-  for (const char c : message) line += c == '\n' ? "\\n" : c == '\r' ? "\\r" : std::string(1, c);
-  return ModelError(line);
-}
-
 bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
 void append_utf8(std::string& out, std::uint32_t cp) {
@@ -78,7 +70,7 @@ class Parser {
 
  private:
   [[noreturn]] void error(const std::string& message) const {
-    throw model_error(path_ + ":" + std::to_string(line_) + ": " + message);
+    throw ModelError(path_ + ":" + std::to_string(line_) + ": " + message);
   }
   bool blank_or_end(std::size_t i) const {
     return i >= s_.size() || is_blank(s_[i]) || s_[i] == '\n' || s_[i] == '\r';
@@ -371,10 +363,10 @@ VocabEntries parse_yaml_vocab(const std::string& text, const std::string& path) 
 
 VocabEntries load_yaml_vocab(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw model_error(path + ": cannot open the vocabulary file");
+  if (!in) throw ModelError(path + ": cannot open the vocabulary file");
   std::ostringstream buffer;
   buffer << in.rdbuf();
-  if (in.bad()) throw model_error(path + ": cannot read the vocabulary file");
+  if (in.bad()) throw ModelError(path + ": cannot read the vocabulary file");
   return parse_yaml_vocab(buffer.str(), path);
 }
 
