@@ -44,9 +44,15 @@ TEST_CASE("memory stays flat from 5,000 to 50,000 input lines", "[cli]") {
   CHECK(test::count_lines(large.out) == 50000);
   const long large_kb = children_peak_rss_kb();
   INFO("peak RSS " << small_kb << " kB at 5,000 lines, " << large_kb << " kB at 50,000");
+#if defined(__SANITIZE_ADDRESS__)
+  // AddressSanitizer's quarantine keeps freed memory for a while: RSS says nothing here. The
+  // Release build of the same test (the README's test command) checks the bound.
+  (void)small_kb;
+#else
   // The only state that grows with more input is bounded: the cache of oneDNN primitives for
   // the shapes seen so far (at most 512 entries, a few MB; ops/primitive_cache_dnnl.cc).
   CHECK(large_kb <= small_kb + 16 * 1024);
+#endif
 }
 
 }  // namespace s2s
