@@ -203,6 +203,7 @@ class PairReader {
         try {
           e.source = nbest_source(a);
           e.target = nbest_field(a, 1);
+          nbest_field(a, 2);  // the feature field, which gains the new score
         } catch (const InputError& error) {
           skip_or_throw(e, error.what());
         }
