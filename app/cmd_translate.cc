@@ -53,6 +53,32 @@ void warn_about_input(std::size_t line_number, const InputNotes& notes, const To
     log::warning(long_line_message(line_number, notes, limit));
 }
 
+// The text or n-best record of a split line (OutputFormatter's, output.h): each piece's
+// translation decoded on its own and joined with one space, which is what decoding the joined
+// hypothesis gives, without the few hundred bytes per token SentencePiece needs to decode a
+// megabyte line's translation at once.
+void append_split(const text::TextCodec& codec, OutputFormat format,
+                  const Translation& translation, const InputNotes& notes, std::size_t line_id,
+                  std::string& out) {
+  const Hypothesis& best = translation.hypotheses.front();
+  if (format == OutputFormat::nbest) out += std::to_string(line_id) + " ||| ";
+  std::size_t begin = 0;
+  bool first = true;
+  for (std::size_t end : notes.piece_ends) {
+    const std::string text = codec.decode_target(
+        std::vector<std::int32_t>(best.ids.begin() + static_cast<std::ptrdiff_t>(begin),
+                                  best.ids.begin() + static_cast<std::ptrdiff_t>(end)));
+    begin = end;
+    if (text.empty()) continue;
+    if (!first) out += ' ';
+    out += text;
+    first = false;
+  }
+  if (format == OutputFormat::nbest)
+    out += " ||| F0= " + marian_float(best.score) + " ||| " + marian_float(best.normalized_score);
+  out += '\n';
+}
+
 void run_translate(const TranslateArgs& args, const Context& context) {
   // A closed pipe must show up as EPIPE from write(), not kill the process.
   std::signal(SIGPIPE, SIG_IGN);
@@ -94,7 +120,11 @@ void run_translate(const TranslateArgs& args, const Context& context) {
     records.clear();
     for (std::size_t i = 0; i < translations.size(); ++i) {
       warn_about_input(line_id + 1, notes[i], translator.limit());
-      formatter.append(translations[i], line_id++, records);
+      if (settings.format != OutputFormat::jsonl && !notes[i].piece_ends.empty())
+        append_split(model->codec(), settings.format, translations[i], notes[i], line_id, records);
+      else
+        formatter.append(translations[i], line_id, records);
+      ++line_id;
     }
     repair_utf8(records);  // whatever the model and SentencePiece produce, stdout is UTF-8
     if (!write_all(output.fd(), records)) return;  // the reader is gone: stop quietly

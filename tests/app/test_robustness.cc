@@ -207,6 +207,20 @@ TEST_CASE("translate: --long-lines split, truncate and fail; --max-length", "[cl
     CHECK(windows.out == r.out);
     CHECK(windows.err == r.err);
     CHECK(test::run_s2s(args + " --quiet", input).err.empty());
+    // The other formats give the same text: jsonl decodes the joined hypothesis at once, text
+    // and nbest piece by piece.
+    const auto jsonl = split_lines(test::run_s2s(args + " --format jsonl", input).out);
+    REQUIRE(jsonl.size() == 3);
+    const auto record = nlohmann::json::parse(jsonl[1]);
+    CHECK(record["translation"] == out[1]);
+    const auto nbest = split_lines(test::run_s2s(args + " --format nbest --n-best", input).out);
+    REQUIRE(nbest.size() >= 3);
+    const auto second = std::find_if(nbest.begin(), nbest.end(),
+                                     [](const std::string& l) { return l.rfind("1 ||| ", 0) == 0; });
+    REQUIRE(second != nbest.end());
+    CHECK(second->rfind("1 ||| " + out[1] + " ||| F0= ", 0) == 0);
+    CHECK(std::count_if(nbest.begin(), nbest.end(),
+                        [](const std::string& l) { return l.rfind("1 ||| ", 0) == 0; }) == 1);
   }
   SECTION("truncate") {
     const auto r = test::run_s2s(args + " --long-lines truncate", input);

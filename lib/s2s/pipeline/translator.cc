@@ -187,30 +187,36 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& l
       continue;
     }
     Hypothesis joined;
+    std::size_t total = 1;
+    for (std::size_t k = u; k < end; ++k)
+      if (!found[k].empty()) total += found[k].front().ids.size() + 1;
+    joined.ids.reserve(total);
+    joined.token_scores.reserve(total);
     bool ended = false;  // the last piece's hypothesis ended with </s>
+    float eos_score = 0.0f;
     for (; u < end; ++u) {
       if (found[u].empty()) continue;
       const Hypothesis& h = found[u].front();
       std::size_t n = h.ids.size();
       ended = n > 0 && h.ids[n - 1] == eos;
-      if (ended) --n;
-      if (n == 0) continue;
-      if (!joined.ids.empty() && word_mark >= 0 &&
-          target_vocab.piece(h.ids[0]).compare(0, kWordMark.size(), kWordMark) != 0) {
-        joined.ids.push_back(word_mark);
-        joined.token_scores.push_back(0.0f);
+      if (ended) eos_score = h.token_scores[--n];
+      if (n > 0) {
+        if (!joined.ids.empty() && word_mark >= 0 &&
+            target_vocab.piece(h.ids[0]).compare(0, kWordMark.size(), kWordMark) != 0) {
+          joined.ids.push_back(word_mark);
+          joined.token_scores.push_back(0.0f);
+        }
+        joined.ids.insert(joined.ids.end(), h.ids.begin(),
+                          h.ids.begin() + static_cast<std::ptrdiff_t>(n));
+        joined.token_scores.insert(joined.token_scores.end(), h.token_scores.begin(),
+                                   h.token_scores.begin() + static_cast<std::ptrdiff_t>(n));
+        all_notes[line].piece_ends.push_back(joined.ids.size());
       }
-      joined.ids.insert(joined.ids.end(), h.ids.begin(), h.ids.begin() + static_cast<std::ptrdiff_t>(n));
-      joined.token_scores.insert(joined.token_scores.end(), h.token_scores.begin(),
-                                 h.token_scores.begin() + static_cast<std::ptrdiff_t>(n));
-      if (ended && u + 1 == end) {
-        joined.ids.push_back(eos);
-        joined.token_scores.push_back(h.token_scores[n]);
-      }
+      std::vector<Hypothesis>().swap(found[u]);  // a huge line's pieces: memory back at once
     }
-    if (ended && (joined.ids.empty() || joined.ids.back() != eos)) {
-      joined.ids.push_back(eos);  // the last piece's translation was empty
-      joined.token_scores.push_back(found[end - 1].front().token_scores.back());
+    if (ended) {  // the line's translation ends as its last piece's does
+      joined.ids.push_back(eos);
+      joined.token_scores.push_back(eos_score);
     }
     for (float s : joined.token_scores) joined.score += s;
     joined.normalized_score = normalized_score(joined.score, joined.ids.size(), options_.search);

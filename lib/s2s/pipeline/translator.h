@@ -44,6 +44,10 @@ struct InputNotes {
   std::size_t source_tokens = 0;  // when the line was over the limit: its token count
   enum class LongLine { no, split, truncated } long_line = LongLine::no;
   std::size_t pieces = 0;  // split: how many pieces were translated
+  // split: where each piece's translation ends in the joined hypothesis' ids (</s> excluded), so
+  // that a caller can decode a huge line piece by piece (SentencePiece needs a few hundred bytes
+  // per token to decode at once).
+  std::vector<std::size_t> piece_ends;
 };
 
 // The result for one input line: the n-best list, best first (one entry unless n_best; empty
