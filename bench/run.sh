@@ -32,8 +32,15 @@ fi
 cmake --build "$BUILD" --target s2s_bench -j2 >&2
 BENCH="$BUILD/bench/s2s_bench"
 
+commit() {  # the checkout's commit, or '?' (e.g. a `git archive` copy inside another repository)
+  if [ "$(git -C "$ROOT" rev-parse --show-toplevel 2>/dev/null)" = "$ROOT" ]; then
+    git -C "$ROOT" rev-parse --short HEAD
+  else
+    echo '?'
+  fi
+}
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)," \
-     "git $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+     "git $(commit), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 header=--header
 run() {  # label model beam threads
