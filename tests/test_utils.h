@@ -4,7 +4,12 @@
 
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <sstream>
 #include <string>
@@ -15,6 +20,29 @@ namespace s2s::test {
 
 inline std::string data_path(const std::string& relative) {
   return std::string(S2S_TEST_DATA) + "/" + relative;
+}
+
+// A scratch directory removed at the end of the test; `tag` names it for whoever looks in /tmp.
+struct TempDir {
+  std::filesystem::path dir;
+  explicit TempDir(const std::string& tag = "s2s") {
+    static int serial = 0;
+    dir = std::filesystem::temp_directory_path() /
+          (tag + "_" + std::to_string(getpid()) + "_" + std::to_string(serial++));
+    std::filesystem::create_directories(dir);
+  }
+  ~TempDir() { std::filesystem::remove_all(dir); }
+  std::string write(const std::string& name, const std::string& bytes) const {
+    const std::string path = (dir / name).string();
+    std::filesystem::remove(path);  // a new file each time: truncating in place makes ext4 flush on close
+    std::ofstream(path, std::ios::binary).write(bytes.data(), bytes.size());
+    return path;
+  }
+};
+
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 // Fills an owned f32 tensor with uniform values in [lo, hi) from a fixed seed.

@@ -20,28 +20,8 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-// A scratch directory removed at the end of the test.
-struct TempDir {
-  fs::path dir;
-  TempDir() {
-    static int serial = 0;
-    dir = fs::temp_directory_path() /
-          ("s2s_ct2_" + std::to_string(getpid()) + "_" + std::to_string(serial++));
-    fs::create_directories(dir);
-  }
-  ~TempDir() { fs::remove_all(dir); }
-  std::string write(const std::string& name, const std::string& bytes) const {
-    const std::string path = (dir / name).string();
-    fs::remove(path);  // a new file each time: truncating in place makes ext4 flush on close
-    std::ofstream(path, std::ios::binary).write(bytes.data(), bytes.size());
-    return path;
-  }
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+using test::TempDir;
+using test::slurp;
 
 // Writes model.bin records in the order the caller gives them (version >= 4 layout).
 struct Ct2Builder {

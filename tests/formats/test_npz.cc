@@ -105,29 +105,8 @@ class ZipWriter {
   std::uint64_t count_ = 0;
 };
 
-// A scratch directory removed at the end of the test.
-struct TempDir {
-  fs::path dir;
-  TempDir() {
-    static int serial = 0;
-    dir = fs::temp_directory_path() /
-          ("s2s_npz_" + std::to_string(getpid()) + "_" + std::to_string(serial++));
-    fs::create_directories(dir);
-  }
-  ~TempDir() { fs::remove_all(dir); }
-  std::string write(const std::string& name, const std::string& bytes) const {
-    const std::string path = (dir / name).string();
-    // A new file each time: truncating a file in place makes ext4 flush it on close (slow).
-    fs::remove(path);
-    std::ofstream(path, std::ios::binary).write(bytes.data(), bytes.size());
-    return path;
-  }
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+using test::TempDir;
+using test::slurp;
 
 // Opens an archive and reads every entry. Returns "" on success or the ModelError message; any
 // other exception escapes and fails the test.
