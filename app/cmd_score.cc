@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "interrupt.h"
 #include "io.h"
 #include "s2s/core/log.h"
 #include "s2s/core/threads.h"
@@ -322,6 +323,7 @@ void run_score(ScoreArgs& args, const Context& context) {
   std::vector<PairEntry> entries;
   std::vector<std::pair<std::string, std::string>> pairs;
   std::size_t done = 0;
+  const std::atomic<bool>& stop = install_interrupt_handler();  // stops between windows
   while (reader.next(entries)) {
     pairs.clear();
     for (PairEntry& e : entries) {
@@ -341,8 +343,10 @@ void run_score(ScoreArgs& args, const Context& context) {
     if (!writer.write(entries, scores)) return;  // reader gone: stop quietly
     done += entries.size();
     progress.update(done, false);
+    if (stop.load()) break;
   }
   progress.update(done, true);
+  if (stop.load()) throw Interrupted(done);
   writer.finish();
 }
 

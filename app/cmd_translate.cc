@@ -2,7 +2,8 @@
 // Input is read in windows (LineReader): large ones from a file or fast pipe, a line at a time
 // from an interactive writer; each window is translated with one Translator call and flushed.
 // What the Translator did to a line (invalid UTF-8 replaced, a long line split or truncated) is
-// a warning naming the line; the output is always valid UTF-8.
+// a warning naming the line; the output is always valid UTF-8. Ctrl-C stops after the batch in
+// progress, with every line before the first unfinished one written (interrupt.h).
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "interrupt.h"
 #include "io.h"
 #include "options.h"
 #include "s2s/core/log.h"
@@ -108,7 +110,8 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   Progress progress(!settings.quiet && log::stderr_is_terminal() && !::isatty(input.fd()) &&
                     !::isatty(output.fd()));
 
-  LineReader reader(input.fd());
+  const std::atomic<bool>& stop = install_interrupt_handler();
+  LineReader reader(input.fd(), &stop);
   std::vector<std::string> lines;
   std::string records;
   std::vector<InputNotes> notes;
@@ -116,7 +119,7 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   while (reader.next_window(lines, static_cast<std::size_t>(settings.maxi_batch))) {
     if (line_id == 0) strip_bom(lines.front());  // a byte order mark starts the input, not a line
     const std::vector<Translation> translations =
-        translator.translate(lines, line_id + 1, &notes);
+        translator.translate(lines, line_id + 1, &notes, &stop);
     records.clear();
     for (std::size_t i = 0; i < translations.size(); ++i) {
       warn_about_input(line_id + 1, notes[i], translator.limit());
@@ -129,8 +132,10 @@ void run_translate(const TranslateArgs& args, const Context& context) {
     repair_utf8(records);  // whatever the model and SentencePiece produce, stdout is UTF-8
     if (!write_all(output.fd(), records)) return;  // the reader is gone: stop quietly
     progress.update(line_id, false);
+    if (translations.size() < lines.size()) break;
   }
   progress.update(line_id, true);
+  if (stop.load()) throw Interrupted(line_id);
 }
 
 }  // namespace

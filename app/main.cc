@@ -1,11 +1,12 @@
 // s2s: translate, score and inspect Transformer translation models on the CPU.
 // Every error reaches the one catch block here: one line on stderr, exit 2 for usage errors and
-// 1 for everything else (model, input, internal).
+// 1 for everything else (model, input, internal), 128 + the signal after Ctrl-C (interrupt.h).
 #include <cstdio>
 #include <exception>
 #include <string>
 
 #include "commands.h"
+#include "interrupt.h"
 #include "s2s/core/error.h"
 
 int main(int argc, char** argv) {
@@ -27,6 +28,9 @@ int main(int argc, char** argv) {
   } catch (const s2s::UsageError& e) {
     std::fprintf(stderr, "s2s: error: %s\n", e.what());
     return 2;
+  } catch (const s2s::app::Interrupted& e) {
+    std::fprintf(stderr, "s2s: %s\n", e.what());
+    return e.exit_code();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "s2s: error: %s\n", e.what());
     return 1;

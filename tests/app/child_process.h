@@ -108,6 +108,9 @@ class ChildProcess {
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
 
+  // Sends a signal (SIGINT for Ctrl-C) to the child.
+  void send_signal(int signal) const { ::kill(pid_, signal); }
+
   // What the child wrote to stderr (complete once it has exited).
   std::string err() const { return read_file(stderr_path_); }
 

@@ -13,6 +13,8 @@ namespace {
 
 // One read(2) takes up to this much: large enough that a file costs few system calls.
 constexpr std::size_t kReadSize = 64 * 1024;
+// How long a wait for input may go without looking at the stop flag.
+constexpr int kStopPollMs = 100;
 
 void push_line(std::vector<std::string>& lines, const char* begin, std::size_t size) {
   if (size > 0 && begin[size - 1] == '\r') --size;  // CRLF
@@ -21,7 +23,7 @@ void push_line(std::vector<std::string>& lines, const char* begin, std::size_t s
 
 }  // namespace
 
-LineReader::LineReader(int fd) : fd_(fd) {}
+LineReader::LineReader(int fd, const std::atomic<bool>* stop) : fd_(fd), stop_(stop) {}
 
 bool LineReader::take_line(std::vector<std::string>& lines) {
   const char* data = buffer_.data();
@@ -55,8 +57,19 @@ void LineReader::read_more() {
   const std::size_t old_size = buffer_.size();
   buffer_.resize(old_size + kReadSize);
   ssize_t n;
-  do n = ::read(fd_, &buffer_[old_size], kReadSize);
-  while (n < 0 && errno == EINTR);
+  // With a stop flag, wait in short polls: a signal that lands just before read(2) would
+  // otherwise leave us blocked in it until more input comes.
+  while (stop_ != nullptr && !stopped()) {
+    pollfd p{fd_, POLLIN, 0};
+    if (::poll(&p, 1, kStopPollMs) != 0) break;  // input, end of input, error, or EINTR
+  }
+  do n = stopped() ? -1 : ::read(fd_, &buffer_[old_size], kReadSize);
+  while (n < 0 && errno == EINTR && !stopped());
+  if (stopped()) {  // stopped while waiting for input
+    buffer_.resize(old_size);
+    eof_ = true;
+    return;
+  }
   if (n < 0) {
     const int error = errno;
     buffer_.resize(old_size);
@@ -68,6 +81,7 @@ void LineReader::read_more() {
 
 bool LineReader::next_window(std::vector<std::string>& lines, std::size_t max_lines) {
   lines.clear();
+  if (stopped()) return false;
   if (max_lines == 0) max_lines = 1;
   while (true) {
     while (lines.size() < max_lines && take_line(lines)) {

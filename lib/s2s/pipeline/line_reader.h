@@ -13,6 +13,7 @@
 //   while (reader.next_window(lines, 1000)) translate_and_print(lines);
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -21,8 +22,9 @@ namespace s2s {
 
 class LineReader {
  public:
-  // Does not take ownership of fd.
-  explicit LineReader(int fd);
+  // Does not take ownership of fd. `stop`, when given and true, ends the input: next_window
+  // returns false, and a read(2) interrupted by a signal (EINTR) is not retried.
+  explicit LineReader(int fd, const std::atomic<bool>* stop = nullptr);
 
   // Replaces `lines` with the next 1..max_lines lines. Returns early, with what it has, when no
   // more input is immediately available. Returns false (and no lines) at the end of input.
@@ -34,7 +36,10 @@ class LineReader {
   bool input_waiting() const;                       // poll() with timeout 0
   void read_more();                                 // one read(2); sets eof_ at the end
 
+  bool stopped() const { return stop_ != nullptr && stop_->load(std::memory_order_relaxed); }
+
   int fd_;
+  const std::atomic<bool>* stop_;
   std::string buffer_;    // bytes read but not yet returned, from pos_
   std::size_t pos_ = 0;   // start of the unreturned bytes in buffer_
   std::size_t scan_ = 0;  // no '\n' in buffer_[pos_, scan_): saves rescanning a long line

@@ -72,7 +72,8 @@ Translator::Translator(std::shared_ptr<const Model> model, TranslateOptions opti
 
 std::vector<Translation> Translator::translate(const std::vector<std::string>& lines,
                                                std::size_t first_line_number,
-                                               std::vector<InputNotes>* notes_out) const {
+                                               std::vector<InputNotes>* notes_out,
+                                               const std::atomic<bool>* stop) const {
   const text::TextCodec& codec = model_->codec();
   const std::int32_t source_eos = model_->config().source_eos_id;
   const std::size_t limit = limit_.tokens;
@@ -148,6 +149,7 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& l
   }
 
   std::vector<std::vector<Hypothesis>> found(ids.size());
+  std::vector<char> unit_done(ids.size(), 0);
   std::vector<std::size_t> lengths;
   for (const auto& s : ids) lengths.push_back(s.size());
   const BatchLimits limits{options_.batch_size, options_.batch_tokens};
@@ -158,8 +160,12 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& l
     const EncoderOutput encoded = model_->encoder().forward(batch.ids, batch.lengths);
     std::vector<std::vector<Hypothesis>> batch_found =
         beam_search(*model_, encoded, options_.search);
-    for (std::size_t k = 0; k < count; ++k) found[members[k]] = std::move(batch_found[k]);
+    for (std::size_t k = 0; k < count; ++k) {
+      found[members[k]] = std::move(batch_found[k]);
+      unit_done[members[k]] = 1;
+    }
   };
+  const auto stopped = [stop] { return stop != nullptr && stop->load(std::memory_order_relaxed); };
   const std::size_t heads = static_cast<std::size_t>(std::max<dim_t>(model_->config().heads, 1));
   for (const std::vector<std::size_t>& members : make_batches(lengths, limits)) {
     // The encoder's attention scores take rows × heads × length² floats: long sentences (up to
@@ -169,9 +175,23 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& l
     for (std::size_t m : members) longest = std::max(longest, lengths[m]);
     const std::size_t rows =
         std::max<std::size_t>(1, kScoreBytes / (heads * longest * longest * sizeof(float)));
-    for (std::size_t start = 0; start < members.size(); start += rows)
+    for (std::size_t start = 0; start < members.size() && !stopped(); start += rows)
       run(members.data() + start, std::min(rows, members.size() - start));
+    if (stopped()) break;
   }
+  // Stopped: keep the lines before the first unit not translated (blank lines need none).
+  std::size_t complete_lines = lines.size();
+  for (std::size_t u = 0; u < unit_done.size(); ++u) {
+    if (!unit_done[u]) {
+      complete_lines = unit_line[u];
+      break;
+    }
+  }
+  found.resize(static_cast<std::size_t>(
+      std::find_if(unit_line.begin(), unit_line.end(),
+                   [&](std::size_t line) { return line >= complete_lines; }) -
+      unit_line.begin()));
+  results.resize(complete_lines);
 
   // Back into input slots; the pieces of a split line (consecutive units) joined.
   const text::Vocabulary& target_vocab = codec.target_vocab();

@@ -13,6 +13,7 @@
 // even with n_best.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -65,9 +66,14 @@ class Translator {
   // first_line_number: the 1-based number of lines[0] in the whole input, for error messages
   // (InputError naming the line for a long line with LongLines::fail). `notes`, when given,
   // receives what was done to each line, for warnings.
+  //
+  // `stop`, when given, is checked before each batch: once it is true, no further batch is
+  // started and the result holds only the lines before the first one not fully translated
+  // (fewer results than lines means stopped; the caller writes those and ends).
   std::vector<Translation> translate(const std::vector<std::string>& lines,
                                      std::size_t first_line_number = 1,
-                                     std::vector<InputNotes>* notes = nullptr) const;
+                                     std::vector<InputNotes>* notes = nullptr,
+                                     const std::atomic<bool>* stop = nullptr) const;
 
   const Model& model() const { return *model_; }
   const TranslateOptions& options() const { return options_; }

@@ -1,0 +1,65 @@
+// Ctrl-C (SIGINT) during translate: the run stops after the batch in progress, every line before
+// the first unfinished one is written, in order and exactly as an uninterrupted run writes it, and
+// the exit code is 130 with one line on stderr saying how many lines were written.
+#include <csignal>
+#include <fstream>
+
+#include "child_process.h"
+#include "cli_runner.h"
+#include "test_utils.h"
+
+namespace s2s {
+namespace {
+
+const std::string kModel = "models/marian-postnorm-swish-tiedall";
+
+}  // namespace
+
+TEST_CASE("translate: Ctrl-C writes every line finished so far, in order, and exits 130", "[cli]") {
+  const auto dir = test::temp_dir("interrupt");
+  const char* const words[] = {"the", "license", "is", "free", "software", "copy", "world", "of"};
+  std::string input;
+  for (int i = 0; i < 20000; ++i) {
+    std::string line;
+    for (int w = 0; w < 3 + i % 9; ++w) line += (w ? " " : "") + std::string(words[(i + w * 3) % 8]);
+    input += line + "\n";
+  }
+  std::ofstream(dir / "in.txt", std::ios::binary) << input;
+
+  const std::string model = test::data_path(kModel);
+  test::ChildProcess child({S2S_BINARY, "translate", "-b", "4", "--maxi-batch", "50",
+                            "--threads", "1", "-m", model, "-i", (dir / "in.txt").string()});
+  const auto first = child.read_line(std::chrono::seconds(60));
+  REQUIRE(first);  // translating: the first window is out
+  child.send_signal(SIGINT);
+  std::string out = *first + "\n";
+  while (const auto line = child.read_line(std::chrono::seconds(60))) out += *line + "\n";
+  CHECK(child.wait() == 130);
+  const std::size_t written = test::count_lines(out);
+  CHECK(written >= 1);
+  CHECK(written < 20000);  // stopped long before the end (20,000 lines take about a minute)
+  CHECK(child.err() == "s2s: interrupted: the first " + std::to_string(written) +
+                           (written == 1 ? " line" : " lines") +
+                           " written, the rest not translated\n");
+
+  // What was written is exactly what an uninterrupted run writes for those lines.
+  std::size_t prefix_end = 0;
+  for (std::size_t i = 0; i < written; ++i) prefix_end = input.find('\n', prefix_end) + 1;
+  const auto reference =
+      test::run_s2s("translate -b 4 --threads 1 -m '" + model + "'", input.substr(0, prefix_end));
+  REQUIRE(reference.exit_code == 0);
+  CHECK(out == reference.out);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("translate: Ctrl-C while waiting for input ends the run at once", "[cli]") {
+  test::ChildProcess child({S2S_BINARY, "translate", "-b", "1", "-m", test::data_path(kModel)});
+  REQUIRE(child.write("the license is free\n"));
+  REQUIRE(child.read_line(std::chrono::seconds(20)));
+  child.send_signal(SIGINT);  // stdin is still open: s2s is blocked in read(2)
+  CHECK_FALSE(child.read_line(std::chrono::seconds(20)));
+  CHECK(child.wait() == 130);
+  CHECK(child.err() == "s2s: interrupted: the first 1 line written, the rest not translated\n");
+}
+
+}  // namespace s2s
