@@ -12,6 +12,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <memory>
 
 #include "commands.h"
@@ -23,6 +24,7 @@
 #include "s2s/formats/detect.h"
 #include "s2s/pipeline/input_text.h"
 #include "s2s/pipeline/line_reader.h"
+#include "s2s/pipeline/parallel_translate.h"
 #include "s2s/pipeline/output.h"
 
 namespace s2s::app {
@@ -81,6 +83,16 @@ void append_split(const text::TextCodec& codec, OutputFormat format,
   out += '\n';
 }
 
+// --workers N translators, each with --threads compute threads; --threads 0 shares the cores
+// (OMP_NUM_THREADS when set) among the workers.
+ParallelOptions parallel_options(const TranslateSettings& settings) {
+  ParallelOptions p;
+  p.workers = static_cast<int>(settings.workers);
+  p.threads_per_worker = settings.threads > 0 ? static_cast<int>(settings.threads)
+                                              : std::max(1, num_threads() / p.workers);
+  return p;
+}
+
 void run_translate(const TranslateArgs& args, const Context& context) {
   // A closed pipe must show up as EPIPE from write(), not kill the process.
   std::signal(SIGPIPE, SIG_IGN);
@@ -91,6 +103,7 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   apply_flags(args.flags, early);
   if (early.quiet) log::set_level(log::Level::quiet);
   set_num_threads(static_cast<int>(early.threads));
+  const ParallelOptions parallel = parallel_options(early);
   const File input(args.input, false);
   const std::shared_ptr<const Model> model = formats::load_model(
       model_path(args.model, context), formats::SpmPaths{early.source_spm, early.target_spm});
@@ -119,7 +132,7 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   while (reader.next_window(lines, static_cast<std::size_t>(settings.maxi_batch))) {
     if (line_id == 0) strip_bom(lines.front());  // a byte order mark starts the input, not a line
     const std::vector<Translation> translations =
-        translator.translate(lines, line_id + 1, &notes, &stop);
+        translate_in_parallel(translator, lines, parallel, line_id + 1, &notes, &stop);
     records.clear();
     for (std::size_t i = 0; i < translations.size(); ++i) {
       warn_about_input(line_id + 1, notes[i], translator.limit());

@@ -83,7 +83,11 @@ const OptionSpec kOptions[] = {
     {"maxi-batch", "", nullptr, false, Bound::at_least_one, nullptr, S2S_FIELD(maxi_batch),
      "Lines read at a time (and sorted by length) when input comes faster than it is translated"},
     {"threads", "", "cpu-threads", false, Bound::non_negative, nullptr, S2S_FIELD(threads),
-     "Compute threads; 0 uses OMP_NUM_THREADS if set, else all cores"},
+     "Compute threads (of each worker); 0 uses OMP_NUM_THREADS if set, else all cores "
+     "(divided among the workers)"},
+    {"workers", "", nullptr, false, Bound::at_least_one, nullptr, S2S_FIELD(workers),
+     "Translators running at once on one shared model, each on its own part of the input (for "
+     "large inputs; one worker with all threads gives the fastest single sentence)"},
     {"format", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(format),
      "Output: text, nbest (id ||| translation ||| F0= score ||| normalized score) or jsonl"},
     {"quiet", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(quiet),

@@ -167,3 +167,25 @@ TEST_CASE("translate: an interactive writer gets each answer before sending more
 }
 
 }  // namespace s2s
+
+namespace s2s {
+
+TEST_CASE("translate: --workers and --threads never change the output", "[cli]") {
+  const std::string input = mixed_input();
+  const auto reference =
+      test::run_s2s("translate -b 4 --threads 1 --workers 1 " + model_arg(), input);
+  REQUIRE(reference.exit_code == 0);
+  REQUIRE(static_cast<std::size_t>(test::count_lines(reference.out)) == split_lines(input).size());
+  for (const char* setting : {"--threads 2 --workers 1", "--threads 1 --workers 2",
+                              "--threads 1 --workers 3 --maxi-batch 50", "--workers 2"}) {
+    SECTION(setting) {
+      const auto run =
+          test::run_s2s(std::string("translate -b 4 ") + setting + " " + model_arg(), input);
+      CHECK(run.exit_code == 0);
+      CHECK(run.err.empty());
+      CHECK(run.out == reference.out);
+    }
+  }
+}
+
+}  // namespace s2s

@@ -8,7 +8,8 @@ dnnl::engine& engine() {
 }
 
 dnnl::stream& stream() {
-  static dnnl::stream s(engine());
+  // One per thread: translators on several threads (--workers) must not share a queue.
+  thread_local dnnl::stream s(engine());
   return s;
 }
 

@@ -1,0 +1,33 @@
+// Several translators at once on one model (`s2s translate --workers N`): a window of lines is cut
+// into N contiguous parts of about equal size in bytes, each part is translated by
+// Translator::translate on its own thread with its own number of compute threads, and the
+// results are put back together in input order. The model, its weights and oneDNN's primitives
+// are shared read-only; each thread has its own scratch buffers (thread_local) and oneDNN stream.
+// Results are those of one translator: a line's translation never depends on the other lines.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "s2s/pipeline/translator.h"
+
+namespace s2s {
+
+struct ParallelOptions {
+  int workers = 1;             // translators running at once
+  int threads_per_worker = 1;  // compute (OpenMP) threads of each
+};
+
+// Same contract as Translator::translate (including `stop`: fewer results than lines when
+// stopped, the lines before the first one not translated). With one worker, or fewer lines
+// than workers, it runs on the calling thread.
+std::vector<Translation> translate_in_parallel(const Translator& translator,
+                                               const std::vector<std::string>& lines,
+                                               const ParallelOptions& options,
+                                               std::size_t first_line_number = 1,
+                                               std::vector<InputNotes>* notes = nullptr,
+                                               const std::atomic<bool>* stop = nullptr);
+
+}  // namespace s2s
