@@ -130,8 +130,9 @@ class MarianTransformer(nn.Module):
         return Fn.dropout(x, self.dropout, self.training) if self.dropout else x
 
     def _embed(self, emb, start):
-        return emb * math.sqrt(self.dim) + marian_positions(emb.shape[1], self.dim,
-                                                           emb.device)[start:start + emb.shape[1]]
+        T = emb.shape[1]
+        return emb * math.sqrt(self.dim) + marian_positions(start + T, self.dim,
+                                                           emb.device)[start:start + T]
 
     def encode(self, src, src_mask):
         """src [B,S] ids, src_mask [B,S] bool (True = real token) -> [B,S,D]."""
@@ -182,12 +183,12 @@ class MarianTransformer(nn.Module):
             logits = torch.matmul(x[:, -1], self.Wemb.t()) + self.out_b
             logits[:, unk] = float("-inf")
             nxt = logits.argmax(-1)
-            if torch.is_tensor(max_len):
-                nxt = torch.where(t + 1 >= max_len, torch.full_like(nxt, eos), nxt)
             for b in range(B):
                 if not done[b] and int(nxt[b]) != eos:
                     out[b].append(int(nxt[b]))
             done |= nxt == eos
+            if torch.is_tensor(max_len):
+                done |= t + 1 >= max_len       # at most max_len tokens, as Marian and s2s
             if bool(done.all()):
                 break
             prev = nxt[:, None]
