@@ -105,8 +105,9 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   set_num_threads(static_cast<int>(early.threads));
   const ParallelOptions parallel = parallel_options(early);
   const File input(args.input, false);
-  const std::shared_ptr<const Model> model = formats::load_model(
-      model_path(args.model, context), formats::SpmPaths{early.source_spm, early.target_spm});
+  const std::shared_ptr<const Model> model =
+      formats::load_model(model_path(args.model, context),
+                          formats::SpmPaths{early.source_spm, early.target_spm}, early.precision);
 
   TranslateSettings settings;  // defaults < the model's settings < --config < flags
   apply_model_defaults(model->info(), settings);

@@ -23,8 +23,9 @@ using BoolField = bool& (*)(TranslateSettings&);
 using FormatField = OutputFormat& (*)(TranslateSettings&);
 using StringField = std::string& (*)(TranslateSettings&);
 using LongLinesField = LongLines& (*)(TranslateSettings&);
-using Field =
-    std::variant<IntField, FloatField, BoolField, FormatField, StringField, LongLinesField>;
+using PrecisionField = ops::Precision& (*)(TranslateSettings&);
+using Field = std::variant<IntField, FloatField, BoolField, FormatField, StringField,
+                           LongLinesField, PrecisionField>;
 
 // clang-format off
 #define S2S_FIELD(member) +[](TranslateSettings& s) -> auto& { return s.member; }
@@ -88,6 +89,9 @@ const OptionSpec kOptions[] = {
     {"workers", "", nullptr, false, Bound::at_least_one, nullptr, S2S_FIELD(workers),
      "Translators running at once on one shared model, each on its own part of the input (for "
      "large inputs; one worker with all threads gives the fastest single sentence)"},
+    {"precision", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(precision),
+     "What the linear layers compute in: float32, bfloat16 (AVX512_BF16) or int8 (weights "
+     "quantized per channel at load, activations per row); the rest stays float32"},
     {"format", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(format),
      "Output: text, nbest (id ||| translation ||| F0= score ||| normalized score) or jsonl"},
     {"quiet", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(quiet),
@@ -149,6 +153,10 @@ void set_value(const OptionSpec& spec, const std::string& text, const std::strin
     const auto mode = parse_long_lines(text);
     if (!mode) fail("is not a way to handle long lines (" + choices(kLongLinesNames) + ")");
     (*field)(settings) = *mode;
+  } else if (auto* field = std::get_if<PrecisionField>(&spec.field)) {
+    const auto precision = ops::parse_precision(text);
+    if (!precision) fail("is not a precision (" + choices(ops::kPrecisionNames) + ")");
+    (*field)(settings) = *precision;
   } else if (auto* field = std::get_if<StringField>(&spec.field)) {
     (*field)(settings) = text;
   }
@@ -163,6 +171,8 @@ std::string show(const OptionSpec& spec, TranslateSettings& settings) {
     return (*field)(settings).empty() ? "none" : (*field)(settings);
   if (auto* field = std::get_if<LongLinesField>(&spec.field))
     return long_lines_name((*field)(settings));
+  if (auto* field = std::get_if<PrecisionField>(&spec.field))
+    return ops::precision_name((*field)(settings));
   return output_format_name((*std::get_if<FormatField>(&spec.field))(settings));
 }
 
@@ -237,6 +247,7 @@ void add_translate_flags(CLI::App& cmd, OptionFlags& flags) {
                                              std::end(kLongLinesNames));
         option->check(CLI::IsMember(names))->type_name("MODE");
       }
+      if (std::holds_alternative<PrecisionField>(spec.field)) option->type_name("PRECISION");
       if (spec.bare_value != nullptr) option->expected(0, 1);
     }
     flags.options.push_back(option);

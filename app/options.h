@@ -29,6 +29,7 @@ struct TranslateSettings {
   dim_t maxi_batch = 1000;     // lines read per window when input arrives faster than it is used
   dim_t threads = 0;           // 0: OMP_NUM_THREADS if set, else all cores (divided by workers)
   dim_t workers = 1;           // translators running at once on one shared model
+  ops::Precision precision = ops::Precision::f32;  // what the linear layers compute in
   OutputFormat format = OutputFormat::text;
   bool quiet = false;
   std::string target_lang;  // multilingual models: the >>xxx<< label put before every line

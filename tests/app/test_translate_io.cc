@@ -189,3 +189,21 @@ TEST_CASE("translate: --workers and --threads never change the output", "[cli]")
 }
 
 }  // namespace s2s
+
+namespace s2s {
+
+TEST_CASE("translate: every --precision gives one line per input line", "[cli]") {
+  const std::string input = mixed_input();
+  for (const char* precision : {"float32", "bfloat16", "int8"}) {
+    SECTION(precision) {
+      const auto run = test::run_s2s(
+          std::string("translate -b 2 --workers 2 --precision ") + precision + " " + model_arg(),
+          input);
+      CHECK(run.exit_code == 0);
+      CHECK(run.err.empty());
+      CHECK(static_cast<std::size_t>(test::count_lines(run.out)) == split_lines(input).size());
+    }
+  }
+}
+
+}  // namespace s2s

@@ -203,6 +203,8 @@ TEST_CASE("translate: bad options are usage errors in one line", "[cli]") {
   usage_error("-b 0", "--beam-size");
   usage_error("--normalize abc", "--normalize");
   usage_error("--threads -1", "--threads");
+  usage_error("--workers 0", "--workers");
+  usage_error("--precision int4", "--precision");
   usage_error("--max-length-factor 0", "--max-length-factor");
   std::filesystem::remove_all(dir);
 }

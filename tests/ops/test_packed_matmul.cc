@@ -1,5 +1,8 @@
 // PackedMatmul against the reference matmul on the unpacked weight, in both weight layouts.
+#include <cmath>
+#include <cstring>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "ops_test_util.h"
@@ -96,4 +99,95 @@ TEST_CASE("PackedMatmul rejects mismatched arguments", "[ops]") {
   REQUIRE_THROWS_AS(packed(wide.slice(1, 0, 3), y), InternalError);  // x must be contiguous
   const ops::PackedMatmul empty;
   REQUIRE_THROWS_AS(empty(test::random_tensor({2, 3}, 7), y), InternalError);
+}
+
+namespace {
+
+// What bf16 keeps of a float: round to nearest even at 16 bits.
+float round_to_bf16(float v) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  bits &= 0xffff0000u;
+  std::memcpy(&v, &bits, sizeof bits);
+  return v;
+}
+
+// The int8 scheme of precision.h, written out: symmetric per-row (x) and per-column (W) scales
+// max|.| / 127, values rounded to nearest, products summed exactly, scaled back, bias added.
+std::vector<double> int8_expected(const std::vector<float>& x, dim_t m, dim_t k,
+                                  const std::vector<float>& w, dim_t n, const float* bias) {
+  std::vector<double> y(static_cast<std::size_t>(m * n));
+  std::vector<float> w_scale(static_cast<std::size_t>(n));
+  for (dim_t c = 0; c < n; ++c) {
+    float amax = 0;
+    for (dim_t r = 0; r < k; ++r) amax = std::max(amax, std::fabs(w[r * n + c]));
+    w_scale[c] = amax > 0 ? amax / 127.0f : 1.0f;
+  }
+  for (dim_t i = 0; i < m; ++i) {
+    float amax = 0;
+    for (dim_t r = 0; r < k; ++r) amax = std::max(amax, std::fabs(x[i * k + r]));
+    const float x_scale = amax > 0 ? amax / 127.0f : 1.0f;
+    for (dim_t c = 0; c < n; ++c) {
+      std::int64_t acc = 0;
+      for (dim_t r = 0; r < k; ++r)
+        acc += std::lrintf(x[i * k + r] * (1.0f / x_scale)) * std::lrintf(w[r * n + c] / w_scale[c]);
+      y[i * n + c] = double(acc) * w_scale[c] * x_scale + (bias ? bias[c] : 0.0);
+    }
+  }
+  return y;
+}
+
+}  // namespace
+
+TEST_CASE("PackedMatmul in bfloat16 and int8 computes exactly the scheme of precision.h",
+          "[ops]") {
+  const auto precision = GENERATE(ops::Precision::bf16, ops::Precision::int8);
+  const bool transposed = GENERATE(false, true);
+  const bool with_bias = GENERATE(false, true);
+  unsigned seed = 300;
+  for (const auto& [m, k, n] : {std::tuple<dim_t, dim_t, dim_t>{1, 7, 5}, {9, 64, 33},
+                                {16, 256, 300}, {3, 513, 17}}) {
+    const Tensor stored = test::random_tensor(transposed ? Shape{n, k} : Shape{k, n}, seed++);
+    const Tensor bias = test::random_tensor({n}, seed++);
+    Tensor x = test::random_tensor({m, k}, seed++, -3.0f, 3.0f);
+    for (dim_t c = 0; c < k; ++c) x.data<float>()[c] = 0.0f;  // an all-zero row: scale 1
+    const auto layout = transposed ? ops::WeightLayout::out_in : ops::WeightLayout::in_out;
+    const ops::PackedMatmul packed(stored, layout, with_bias ? &bias : nullptr, precision);
+    Tensor y;
+    packed(x, y);
+
+    std::vector<float> w(static_cast<std::size_t>(k * n)), xs(x.data<float>(), x.data<float>() + m * k);
+    for (dim_t r = 0; r < k; ++r)
+      for (dim_t c = 0; c < n; ++c)
+        w[r * n + c] = transposed ? stored.data<float>()[c * k + r] : stored.data<float>()[r * n + c];
+    std::vector<double> expected(static_cast<std::size_t>(m * n));
+    if (precision == ops::Precision::int8) {
+      expected = int8_expected(xs, m, k, w, n, with_bias ? bias.data<float>() : nullptr);
+    } else {
+      for (dim_t i = 0; i < m; ++i)
+        for (dim_t c = 0; c < n; ++c) {
+          double acc = with_bias ? bias.data<float>()[c] : 0.0;
+          for (dim_t r = 0; r < k; ++r)
+            acc += double(round_to_bf16(xs[i * k + r])) * round_to_bf16(w[r * n + c]);
+          expected[i * n + c] = acc;
+        }
+    }
+    double worst = 0, scale = 1e-6;
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      worst = std::max(worst, std::fabs(y.data<float>()[i] - expected[i]));
+      scale = std::max(scale, std::fabs(expected[i]));
+    }
+    INFO(ops::precision_name(precision) << " M " << m << " K " << k << " N " << n << " out_in "
+                                        << transposed << " bias " << with_bias);
+    CHECK(worst <= 2e-5 * scale * std::sqrt(double(k)));  // float32 accumulation of exact products
+  }
+}
+
+TEST_CASE("precision names", "[ops]") {
+  for (const auto p : {ops::Precision::f32, ops::Precision::bf16, ops::Precision::int8})
+    CHECK(ops::parse_precision(ops::precision_name(p)) == p);
+  CHECK(ops::parse_precision("bf16") == ops::Precision::bf16);
+  CHECK(ops::parse_precision("i8") == ops::Precision::int8);
+  CHECK_FALSE(ops::parse_precision("int4"));
 }

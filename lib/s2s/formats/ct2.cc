@@ -251,7 +251,8 @@ bool looks_like_ct2(const fs::path& folder) {
   return fs::is_regular_file(folder / "model.bin", ec);
 }
 
-std::shared_ptr<const Model> load_ct2(const fs::path& folder, const SpmPaths& spm) {
+std::shared_ptr<const Model> load_ct2(const fs::path& folder, const SpmPaths& spm,
+                                      ops::Precision precision) {
   const fs::path bin = folder / "model.bin";
   nlohmann::json cfg = nlohmann::json::object();
   std::error_code ec;
@@ -301,7 +302,7 @@ std::shared_ptr<const Model> load_ct2(const fs::path& folder, const SpmPaths& sp
   info.search_defaults = {{"allow-unk", "true"}, {"min-length", "1"}};
   info.search_defaults_source = "CTranslate2's decoding defaults";
   return std::make_shared<const Model>(std::move(config), std::move(weights), std::move(codec),
-                                       std::move(info));
+                                       std::move(info), precision);
 }
 
 }  // namespace s2s::formats

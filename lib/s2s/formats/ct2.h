@@ -21,6 +21,7 @@ struct SpmPaths {
 
 bool looks_like_ct2(const std::filesystem::path& folder);
 
-std::shared_ptr<const Model> load_ct2(const std::filesystem::path& folder, const SpmPaths& spm);
+std::shared_ptr<const Model> load_ct2(const std::filesystem::path& folder, const SpmPaths& spm,
+                                      ops::Precision precision = ops::Precision::f32);
 
 }  // namespace s2s::formats

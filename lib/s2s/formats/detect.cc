@@ -14,7 +14,7 @@ namespace {
 // The shipped default model (models/<name>).
 constexpr const char* kDefaultModel = "tiny-random";
 
-std::shared_ptr<const Model> load_marian(const fs::path& folder) {
+std::shared_ptr<const Model> load_marian(const fs::path& folder, ops::Precision precision) {
   const MarianFiles files = find_marian_files(folder);
   ModelConfig config;
   {
@@ -47,20 +47,21 @@ std::shared_ptr<const Model> load_marian(const fs::path& folder) {
     info.search_defaults_source = files.decoder_yml.string();
   }
   return std::make_shared<const Model>(std::move(config), std::move(weights), std::move(codec),
-                                       std::move(info));
+                                       std::move(info), precision);
 }
 
 }  // namespace
 
-std::shared_ptr<const Model> load_model(const std::string& path, const SpmPaths& spm) {
+std::shared_ptr<const Model> load_model(const std::string& path, const SpmPaths& spm,
+                                        ops::Precision precision) {
   std::error_code ec;
   fs::path folder(path);
   if (!fs::exists(folder, ec)) throw ModelError(path + ": no such model folder");
   if (fs::is_regular_file(folder, ec)) folder = folder.parent_path();
   if (folder.empty()) folder = ".";
-  if (looks_like_marian(folder)) return load_marian(folder);
-  if (looks_like_hf_marian(folder)) return load_hf_marian(folder);
-  if (looks_like_ct2(folder)) return load_ct2(folder, spm);
+  if (looks_like_marian(folder)) return load_marian(folder, precision);
+  if (looks_like_hf_marian(folder)) return load_hf_marian(folder, precision);
+  if (looks_like_ct2(folder)) return load_ct2(folder, spm, precision);
   throw ModelError(path + ": not a model folder (looked for a Marian decoder.yml or .npz, a Hugging "
                    "Face config.json with model.safetensors, or a CTranslate2 model.bin)");
 }

@@ -11,8 +11,10 @@
 namespace s2s::formats {
 
 // path: a model folder (or a file inside one). ModelError when it cannot be loaded. `spm` names
-// SentencePiece models for folders that lack them (CTranslate2).
-std::shared_ptr<const Model> load_model(const std::string& path, const SpmPaths& spm = {});
+// SentencePiece models for folders that lack them (CTranslate2); `precision` is what the linear
+// layers compute in (ops/precision.h).
+std::shared_ptr<const Model> load_model(const std::string& path, const SpmPaths& spm = {},
+                                        ops::Precision precision = ops::Precision::f32);
 
 // The folder of the default model: $S2S_MODEL, else models/<name> next to the executable or in
 // its install prefix (share/s2s/models/<name>). `executable` is argv[0]'s resolved path.

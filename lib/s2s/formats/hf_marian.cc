@@ -167,7 +167,7 @@ bool looks_like_hf_marian(const fs::path& folder) {
           fs::exists(folder / "pytorch_model.bin", ec));
 }
 
-std::shared_ptr<const Model> load_hf_marian(const fs::path& folder) {
+std::shared_ptr<const Model> load_hf_marian(const fs::path& folder, ops::Precision precision) {
   const fs::path config_path = folder / "config.json";
   const fs::path weights_path = folder / "model.safetensors";
   std::error_code ec;
@@ -228,7 +228,7 @@ std::shared_ptr<const Model> load_hf_marian(const fs::path& folder) {
     info.search_defaults.emplace_back("beam-size", std::to_string(generation["num_beams"].get<int>()));
   info.search_defaults.emplace_back("allow-unk", "true");
   return std::make_shared<const Model>(std::move(config), std::move(weights), std::move(codec),
-                                       std::move(info));
+                                       std::move(info), precision);
 }
 
 }  // namespace s2s::formats

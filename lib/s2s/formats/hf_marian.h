@@ -16,6 +16,7 @@ namespace s2s::formats {
 // True when the folder has config.json and model.safetensors or pytorch_model.bin.
 bool looks_like_hf_marian(const std::filesystem::path& folder);
 
-std::shared_ptr<const Model> load_hf_marian(const std::filesystem::path& folder);
+std::shared_ptr<const Model> load_hf_marian(const std::filesystem::path& folder,
+                                            ops::Precision precision = ops::Precision::f32);
 
 }  // namespace s2s::formats

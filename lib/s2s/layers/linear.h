@@ -12,10 +12,11 @@ class Linear {
  public:
   Linear() = default;
   // Takes `<prefix>/weight` [in, out] and, if with_bias, `<prefix>/bias` [out] from the store,
-  // packs them and releases the store's copy of the weight.
+  // packs them in the store's linear_precision() and releases the store's copy of the weight.
   Linear(WeightStore& weights, const std::string& prefix, dim_t in, dim_t out, bool with_bias = true);
   // From an explicit weight (e.g. a tied embedding [V, D] used as the output layer, out_in).
-  Linear(const Tensor& weight, ops::WeightLayout layout, const Tensor* bias);
+  Linear(const Tensor& weight, ops::WeightLayout layout, const Tensor* bias,
+         ops::Precision precision = ops::Precision::f32);
 
   // x [..., in] -> y [..., out]
   void operator()(const Tensor& x, Tensor& y) const { matmul_(x, y); }

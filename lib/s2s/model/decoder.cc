@@ -34,7 +34,7 @@ Decoder::Decoder(WeightStore& weights, const ModelConfig& config, Tensor embeddi
   if (config.output_bias) bias = weights.take("decoder/output/bias", {config.target_vocab_size});
   if (config.tied_output)
     output_ = layers::Linear(embedding_.table(), ops::WeightLayout::out_in,
-                             config.output_bias ? &bias : nullptr);
+                             config.output_bias ? &bias : nullptr, weights.linear_precision());
   else
     output_ = layers::Linear(weights, "decoder/output", d, config.target_vocab_size,
                              config.output_bias);

@@ -18,7 +18,7 @@ void Model::check_vocabularies() const {
 }
 
 Model::Model(ModelConfig config, WeightStore weights, std::unique_ptr<text::TextCodec> codec,
-             ModelInfo info)
+             ModelInfo info, ops::Precision precision)
     : config_(std::move(config)),
       weights_(std::move(weights)),
       codec_(std::move(codec)),
@@ -30,6 +30,7 @@ Model::Model(ModelConfig config, WeightStore weights, std::unique_ptr<text::Text
     throw ModelError(message);
   }
   check_vocabularies();
+  weights_.set_linear_precision(precision);
   const dim_t d = config_.d_model;
   info_.parameters = weights_.parameter_count();
   Tensor positions;

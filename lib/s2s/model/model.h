@@ -33,14 +33,16 @@ class Model {
   // Builds the encoder and decoder from the weights (which it keeps: embeddings and norms are
   // used in place). Fails with a ModelError if the weights do not fit the config, or if the file
   // holds tensors nothing uses.
+  // `precision`: what the linear layers compute in (ops/precision.h).
   Model(ModelConfig config, WeightStore weights, std::unique_ptr<text::TextCodec> codec,
-        ModelInfo info);
+        ModelInfo info, ops::Precision precision = ops::Precision::f32);
 
   const ModelConfig& config() const { return config_; }
   const Encoder& encoder() const { return *encoder_; }
   const Decoder& decoder() const { return *decoder_; }
   const text::TextCodec& codec() const { return *codec_; }
   const ModelInfo& info() const { return info_; }
+  ops::Precision precision() const { return weights_.linear_precision(); }
 
  private:
   void check_vocabularies() const;

@@ -47,6 +47,10 @@ class WeightStore {
   // A linear weight of logical shape [in, out], stored in either layout.
   Linear take_linear(const std::string& name, dim_t in, dim_t out);
 
+  // The precision linear layers pack their weights in (set by the Model before it builds them).
+  void set_linear_precision(ops::Precision p) { linear_precision_ = p; }
+  ops::Precision linear_precision() const { return linear_precision_; }
+
   // Frees a weight's storage once it has been packed elsewhere (no-op if it is aliased).
   void release(const std::string& name);
 
@@ -69,6 +73,7 @@ class WeightStore {
   std::string describe(const std::string& name, const Entry& e) const;
 
   std::string source_;
+  ops::Precision linear_precision_ = ops::Precision::f32;
   std::map<std::string, Entry> entries_;
   std::map<std::string, std::string> aliases_;  // alias -> target
 };

@@ -1,11 +1,13 @@
 // y[..., N] = x[..., K] · W[K, N] + bias[N] with W reordered once, at construction, into the
 // layout oneDNN prefers. This is what Linear layers run; the primitive takes any row count M
 // (runtime dimension), so one object serves every batch and step without rebuilding anything.
+// x and y are float32 whatever the precision the product is computed in.
 #pragma once
 
 #include <memory>
 
 #include "s2s/core/tensor.h"
+#include "s2s/ops/precision.h"
 
 namespace s2s::ops {
 
@@ -17,8 +19,10 @@ enum class WeightLayout {
 class PackedMatmul {
  public:
   PackedMatmul() = default;
-  // weight: f32, 2-D, in `layout`; bias: f32 [N] or nullptr. Both are copied/reordered.
-  PackedMatmul(const Tensor& weight, WeightLayout layout, const Tensor* bias);
+  // weight: f32, 2-D, in `layout`; bias: f32 [N] or nullptr. Both are copied/reordered (and the
+  // weight converted to bf16 or quantized to int8 for those precisions, see precision.h).
+  PackedMatmul(const Tensor& weight, WeightLayout layout, const Tensor* bias,
+               Precision precision = Precision::f32);
 
   // x: f32 [..., K] contiguous; y: f32 [..., N] (owned: resized; view: must match).
   void operator()(const Tensor& x, Tensor& y) const;

@@ -1,9 +1,18 @@
 // PackedMatmul on a oneDNN matmul primitive with a runtime row count (see packed_matmul.h).
 //
 // The primitive is created once, with src [M, K] where M = DNNL_RUNTIME_DIM_VAL and weights [K, N]
-// in format_tag::any, so oneDNN picks its preferred weight layout; the weight is reordered into
-// that layout once, here, and every call only wraps x and y.
+// in format_tag::any, so oneDNN picks its preferred weight layout; the weight is converted
+// (bf16), or quantized (int8), and reordered into that layout once, here. Each call only wraps
+// y, and x too in float32; in bf16 and int8 x is first converted into a per-thread buffer.
+//
+// int8: W[k, n] ≈ w_scale[n] · Wq[k, n] and x[m, k] ≈ x_scale[m] · xq[m, k], so
+//   y[m, n] = x_scale[m] · w_scale[n] · Σ_k xq[m, k] · Wq[k, n] + bias[n].
+// oneDNN applies w_scale as per-column output scales (fixed at creation); x_scale, which changes
+// with every call, and the bias are applied here afterwards (the primitive has no bias then).
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "s2s/ops/detail.h"
 #include "s2s/ops/flop_counter.h"
@@ -13,38 +22,125 @@
 namespace s2s::ops {
 
 using dnnl::memory;
+using tag = memory::format_tag;
 
 struct PackedMatmul::Impl {
+  Precision precision = Precision::f32;
   detail::Primitive matmul;
-  memory weights;  // [K, N] in the primitive's layout, owned by oneDNN
-  memory bias;     // [1, N] copy; null when there is no bias
+  memory weights;  // [K, N] in the primitive's layout and type, owned by oneDNN
+  memory bias;     // [1, N] f32 copy; null when there is no bias
+  std::vector<float> bias_values;  // int8: the bias, added after the row scales
 };
 
-PackedMatmul::PackedMatmul(const Tensor& weight, WeightLayout layout, const Tensor* bias) {
+namespace {
+
+memory::data_type compute_type(Precision p) {
+  switch (p) {
+    case Precision::bf16: return memory::data_type::bf16;
+    case Precision::int8: return memory::data_type::s8;
+    case Precision::f32: break;
+  }
+  return memory::data_type::f32;
+}
+
+// Round to nearest even, as oneDNN's own conversion does.
+std::uint16_t to_bf16(float value) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((bits >> 16) | 0x40);
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  return static_cast<std::uint16_t>(bits >> 16);
+}
+
+void convert_to_bf16(const float* x, std::size_t count, std::uint16_t* out) {
+  for (std::size_t i = 0; i < count; ++i) out[i] = to_bf16(x[i]);
+}
+
+// Symmetric per-row quantization: scale[m] = max|x[m, :]| / 127 (1 for an all-zero row).
+void quantize_rows(const float* x, dim_t rows, dim_t cols, std::int8_t* out, float* scales) {
+  for (dim_t m = 0; m < rows; ++m) {
+    const float* row = x + m * cols;
+    float amax = 0.0f;
+    for (dim_t k = 0; k < cols; ++k) amax = std::max(amax, std::fabs(row[k]));
+    const float scale = amax > 0.0f ? amax / 127.0f : 1.0f;
+    const float inverse = 1.0f / scale;
+    std::int8_t* q = out + m * cols;
+    for (dim_t k = 0; k < cols; ++k)
+      q[k] = static_cast<std::int8_t>(std::lrintf(std::clamp(row[k] * inverse, -127.0f, 127.0f)));
+    scales[m] = scale;
+  }
+}
+
+// Per-output-channel quantization of the logical [K, N] weight (stored [K, N] or [N, K]).
+std::vector<float> quantize_weight(const Tensor& weight, WeightLayout layout, dim_t k, dim_t n,
+                                   std::vector<std::int8_t>& q) {
+  const float* w = weight.data<float>();
+  const auto at = [&](dim_t r, dim_t c) {
+    return layout == WeightLayout::in_out ? w[r * n + c] : w[c * k + r];
+  };
+  std::vector<float> scales(static_cast<std::size_t>(n));
+  q.resize(static_cast<std::size_t>(k * n));
+  for (dim_t c = 0; c < n; ++c) {
+    float amax = 0.0f;
+    for (dim_t r = 0; r < k; ++r) amax = std::max(amax, std::fabs(at(r, c)));
+    const float scale = amax > 0.0f ? amax / 127.0f : 1.0f;
+    scales[static_cast<std::size_t>(c)] = scale;
+    for (dim_t r = 0; r < k; ++r)
+      q[static_cast<std::size_t>(r * n + c)] = static_cast<std::int8_t>(
+          std::lrintf(std::clamp(at(r, c) / scale, -127.0f, 127.0f)));
+  }
+  return scales;
+}
+
+}  // namespace
+
+PackedMatmul::PackedMatmul(const Tensor& weight, WeightLayout layout, const Tensor* bias,
+                           Precision precision) {
   const detail::PackedDims dims = detail::check_packed_weight(weight, layout, bias);
   const dim_t k = dims.in;
   const dim_t n = dims.out;
-  using tag = memory::format_tag;
   const auto f32 = memory::data_type::f32;
-  const memory::desc x_md({DNNL_RUNTIME_DIM_VAL, k}, f32, tag::ab);
-  const memory::desc w_md({k, n}, f32, tag::any);
+  const auto type = compute_type(precision);
+  const bool int8 = precision == Precision::int8;
+  const memory::desc x_md({DNNL_RUNTIME_DIM_VAL, k}, type, tag::ab);
+  const memory::desc w_md({k, n}, type, tag::any);
   const memory::desc bias_md({1, n}, f32, tag::ab);
   const memory::desc y_md({DNNL_RUNTIME_DIM_VAL, n}, f32, tag::ab);
-  const auto desc = bias ? dnnl::matmul::desc(x_md, w_md, bias_md, y_md)
-                         : dnnl::matmul::desc(x_md, w_md, y_md);
-  const dnnl::matmul::primitive_desc pd(desc, detail::default_attr(), backend::engine());
+  const bool primitive_bias = bias != nullptr && !int8;
+  const auto desc = primitive_bias ? dnnl::matmul::desc(x_md, w_md, bias_md, y_md)
+                                   : dnnl::matmul::desc(x_md, w_md, y_md);
 
   auto impl = std::make_shared<Impl>();
+  impl->precision = precision;
+  dnnl::primitive_attr attr = detail::default_attr();
+  std::vector<std::int8_t> quantized;
+  std::vector<float> weight_scales;
+  if (int8) {
+    weight_scales = quantize_weight(weight, layout, k, n, quantized);
+    attr.set_output_scales(1 << 1, weight_scales);  // one scale per column n
+  }
+  const dnnl::matmul::primitive_desc pd(desc, attr, backend::engine());
   impl->matmul = detail::make_primitive<dnnl::matmul>(pd);
-  // The stored weight seen as [K, N]: row-major for in_out, column-major ([N, K] rows) for out_in.
-  const memory::desc stored_md({k, n}, f32, layout == WeightLayout::in_out ? tag::ab : tag::ba);
-  memory stored(stored_md, backend::engine(), const_cast<void*>(weight.raw()));
   impl->weights = memory(pd.weights_desc(), backend::engine());
-  dnnl::reorder(stored, impl->weights).execute(backend::stream(), stored, impl->weights);
+
+  // The weight as given, seen as [K, N]: row-major for in_out, column-major ([N, K] rows) for
+  // out_in; int8 weights were quantized into row-major [K, N] above.
+  if (int8) {
+    memory stored({{k, n}, type, tag::ab}, backend::engine(), quantized.data());
+    dnnl::reorder(stored, impl->weights).execute(backend::stream(), stored, impl->weights);
+  } else {
+    const memory::desc stored_md({k, n}, f32, layout == WeightLayout::in_out ? tag::ab : tag::ba);
+    memory stored(stored_md, backend::engine(), const_cast<void*>(weight.raw()));
+    dnnl::reorder(stored, impl->weights).execute(backend::stream(), stored, impl->weights);
+  }
   backend::stream().wait();
   if (bias) {
-    impl->bias = memory(bias_md, backend::engine());
-    std::memcpy(impl->bias.get_data_handle(), bias->raw(), bias->nbytes());
+    if (int8) {
+      impl->bias_values.assign(bias->data<float>(), bias->data<float>() + n);
+    } else {
+      impl->bias = memory(bias_md, backend::engine());
+      std::memcpy(impl->bias.get_data_handle(), bias->raw(), bias->nbytes());
+    }
   }
   impl_ = std::move(impl);
   in_ = k;
@@ -54,16 +150,51 @@ PackedMatmul::PackedMatmul(const Tensor& weight, WeightLayout layout, const Tens
 void PackedMatmul::operator()(const Tensor& x, Tensor& y) const {
   if (!detail::prepare_packed_matmul(x, y, in_, out_)) return;
   const dim_t rows = x.numel() / in_;
-  const auto f32 = memory::data_type::f32;
-  const memory::desc x_md({rows, in_}, f32, memory::format_tag::ab);
-  const memory::desc y_md({rows, out_}, f32, memory::format_tag::ab);
+  const Impl& impl = *impl_;
+  const auto type = compute_type(impl.precision);
+  const memory::desc x_md({rows, in_}, type, tag::ab);
+  const memory::desc y_md({rows, out_}, memory::data_type::f32, tag::ab);
+  // The converted x of bf16 and int8, and int8's row scales: one growing buffer per thread.
+  thread_local std::vector<std::uint16_t> x_bf16;
+  thread_local std::vector<std::int8_t> x_s8;
+  thread_local std::vector<float> x_scales;
+  const std::size_t count = static_cast<std::size_t>(rows * in_);
+  memory x_mem;
+  switch (impl.precision) {
+    case Precision::f32:
+      x_mem = backend::memory_of(x, x_md);
+      break;
+    case Precision::bf16:
+      if (x_bf16.size() < count) x_bf16.resize(count);
+      convert_to_bf16(x.data<float>(), count, x_bf16.data());
+      x_mem = memory(x_md, backend::engine(), x_bf16.data());
+      break;
+    case Precision::int8:
+      if (x_s8.size() < count) x_s8.resize(count);
+      if (x_scales.size() < static_cast<std::size_t>(rows)) x_scales.resize(static_cast<std::size_t>(rows));
+      quantize_rows(x.data<float>(), rows, in_, x_s8.data(), x_scales.data());
+      x_mem = memory(x_md, backend::engine(), x_s8.data());
+      break;
+  }
   std::unordered_map<int, memory> args{
-      {DNNL_ARG_SRC, backend::memory_of(x, x_md)},
-      {DNNL_ARG_WEIGHTS, impl_->weights},
+      {DNNL_ARG_SRC, x_mem},
+      {DNNL_ARG_WEIGHTS, impl.weights},
       {DNNL_ARG_DST, backend::memory_of(y, y_md)},
   };
-  if (impl_->bias) args.emplace(DNNL_ARG_BIAS, impl_->bias);
-  detail::execute(impl_->matmul, std::move(args));
+  if (impl.bias) args.emplace(DNNL_ARG_BIAS, impl.bias);
+  detail::execute(impl.matmul, std::move(args));
+  if (impl.precision == Precision::int8) {
+    float* out = y.data<float>();
+    const float* b = impl.bias_values.empty() ? nullptr : impl.bias_values.data();
+    for (dim_t m = 0; m < rows; ++m) {
+      float* row = out + m * out_;
+      const float s = x_scales[static_cast<std::size_t>(m)];
+      if (b != nullptr)
+        for (dim_t c = 0; c < out_; ++c) row[c] = row[c] * s + b[c];
+      else
+        for (dim_t c = 0; c < out_; ++c) row[c] *= s;
+    }
+  }
   flop_counter::add(2 * rows * in_ * out_);
 }
 
