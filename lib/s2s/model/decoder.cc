@@ -46,6 +46,8 @@ DecoderState Decoder::start(const EncoderOutput& encoded, dim_t max_steps) const
   DecoderState state;
   state.capacity_ = max_steps;
   state.source_lengths_ = encoded.lengths;
+  state.origin_.resize(static_cast<std::size_t>(batch));
+  for (dim_t i = 0; i < batch; ++i) state.origin_[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(i);
   layers::padding_counts(encoded.lengths, heads_, 1, state.cross_visible_);
   state.layers_.resize(layers_.size());
   for (std::size_t i = 0; i < layers_.size(); ++i) {

@@ -1,6 +1,7 @@
 #include "s2s/model/decoder_state.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "s2s/layers/mask.h"
 #include "s2s/ops/gather.h"
@@ -21,16 +22,41 @@ void gather_into(Tensor& tensor, const Tensor& rows, Tensor& spare) {
   std::swap(tensor, spare);
 }
 
+// Self-attention cache [B, H, C, Dh] -> [rows.size(), H, C, Dh], copying only positions
+// 0..filled-1 of each row and head (attention never reads the others).
+void gather_filled(Tensor& tensor, const std::vector<std::int32_t>& rows, dim_t filled,
+                   Tensor& spare) {
+  Shape shape = tensor.shape();
+  const dim_t heads = shape[1], capacity = shape[2], head_dim = shape[3];
+  shape[0] = static_cast<dim_t>(rows.size());
+  spare.resize(shape, tensor.dtype());
+  const float* from = tensor.data<float>();
+  float* to = spare.data<float>();
+  const std::size_t bytes = static_cast<std::size_t>(filled * head_dim) * sizeof(float);
+  const dim_t row_size = heads * capacity * head_dim;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    for (dim_t h = 0; h < heads; ++h)
+      std::memcpy(to + static_cast<dim_t>(i) * row_size + h * capacity * head_dim,
+                  from + rows[i] * row_size + h * capacity * head_dim, bytes);
+  std::swap(tensor, spare);
+}
+
 }  // namespace
 
 void DecoderState::select_rows(const std::vector<std::int32_t>& rows) {
   const dim_t n = static_cast<dim_t>(rows.size());
   for (std::int32_t r : rows)
     S2S_CHECK(r >= 0 && r < batch_size(), "row ", r, " outside a batch of ", batch_size());
+  for (LayerCache& layer : layers_) {
+    gather_filled(layer.self_keys, rows, step_, spare_);
+    gather_filled(layer.self_values, rows, step_, spare_);
+  }
+  std::vector<std::int32_t> origin(n);
+  for (dim_t i = 0; i < n; ++i) origin[i] = origin_[rows[i]];
+  if (origin == origin_) return;  // same sentence in every row: cross-attention inputs unchanged
+  origin_ = std::move(origin);
   Tensor row_ids = Tensor::wrap(const_cast<std::int32_t*>(rows.data()), {n}, DataType::i32);
   for (LayerCache& layer : layers_) {
-    gather_into(layer.self_keys, row_ids, spare_);
-    gather_into(layer.self_values, row_ids, spare_);
     gather_into(layer.cross_keys, row_ids, spare_);
     gather_into(layer.cross_values, row_ids, spare_);
   }

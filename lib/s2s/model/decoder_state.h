@@ -26,6 +26,9 @@ class DecoderState {
 
   // Row i of the new state is row rows[i] of the old one. The same row may appear several
   // times (beam replication) and rows may be dropped (finished sentences).
+  // Cost: the self-attention caches' filled positions only (not their capacity); the
+  // cross-attention keys/values are left alone when every row keeps the source sentence it had
+  // (beams reordered within their sentence: the common case at every beam-search step).
   void select_rows(const std::vector<std::int32_t>& rows);
 
  private:
@@ -34,6 +37,7 @@ class DecoderState {
   dim_t step_ = 0;
   dim_t capacity_ = 0;
   std::vector<std::int32_t> source_lengths_;
+  std::vector<std::int32_t> origin_;  // the encoder row (source sentence) of each row
   std::vector<LayerCache> layers_;
   Tensor cross_visible_;  // int32 [B, H, 1]: source length per row for cross-attention
   // Per-step temporaries.
