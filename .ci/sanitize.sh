@@ -13,7 +13,7 @@ cmake --build build-asan -j2
 ctest --test-dir build-asan --output-on-failure -j2
 
 # valgrind on the Release binary of the README's build (build/): every error is fatal.
-model=models/tiny-random
+model=models/en-de
 printf 'The licence is free.\n\nYou may copy the program.\n' |
   valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite -q \
     ./build/s2s translate -m "$model" -b 4 --threads 1 > /dev/null

@@ -12,7 +12,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // The shipped default model (models/<name>).
-constexpr const char* kDefaultModel = "tiny-random";
+constexpr const char* kDefaultModel = "en-de";
 
 std::shared_ptr<const Model> load_marian(const fs::path& folder, ops::Precision precision) {
   const MarianFiles files = find_marian_files(folder);
