@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The sanitizer stage of CI: the whole test suite again under AddressSanitizer + UBSan (a second
-# build directory), then one end-to-end translate and score under valgrind's memcheck.
+# build directory), one end-to-end translate and score under valgrind's memcheck, and a
+# multi-threaded translate under ThreadSanitizer (a third build directory, the CLI only).
 # Needs: the packages .ci/run installs, plus valgrind.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,4 +21,23 @@ printf 'The licence is free.\n\nYou may copy the program.\n' |
 printf 'The licence is free.\tDie Lizenz ist frei.\n' |
   valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite -q \
     ./build/s2s score -m "$model" --threads 1 > /dev/null
-echo "sanitizers: test suite under ASan/UBSan and valgrind runs passed"
+
+# ThreadSanitizer on the threads s2s itself starts: --workers 2 translates two parts of the input
+# at once on one shared model. Each worker runs one OpenMP thread, because libgomp is not built
+# with TSan: its barriers are invisible to TSan, so oneDNN's OpenMP threads would be reported as
+# races (false positives) with --threads 2. The output must equal the single-threaded one.
+cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DS2S_SANITIZE=thread \
+  -DS2S_BUILD_BENCH=OFF -DS2S_BUILD_TESTS=OFF > /dev/null
+cmake --build build-tsan -j2 --target s2s_cli
+tsan_input=$(mktemp)
+trap 'rm -f "$tsan_input"' EXIT
+for i in $(seq 1 30); do
+  printf 'Line %d: the licence is free and you may copy the program.\n\n' "$i"
+done > "$tsan_input"
+for m in tests/data/models/marian-postnorm-swish-tiedall "$model"; do
+  expected=$(./build/s2s translate -m "$m" -b 2 --threads 1 < "$tsan_input")
+  actual=$(TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
+    ./build-tsan/s2s translate -m "$m" -b 2 --workers 2 --threads 1 < "$tsan_input")
+  [ "$expected" = "$actual" ] || { echo "TSan build: --workers 2 changed the output ($m)"; exit 1; }
+done
+echo "sanitizers: test suite under ASan/UBSan, valgrind runs and the ThreadSanitizer translate passed"
