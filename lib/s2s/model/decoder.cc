@@ -1,6 +1,7 @@
 #include "s2s/model/decoder.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "s2s/layers/mask.h"
 #include "s2s/ops/softmax.h"
@@ -41,13 +42,19 @@ Decoder::Decoder(WeightStore& weights, const ModelConfig& config, Tensor embeddi
 }
 
 DecoderState Decoder::start(const EncoderOutput& encoded, dim_t max_steps) const {
+  DecoderState state;
+  start(encoded, max_steps, state);
+  return state;
+}
+
+void Decoder::start(const EncoderOutput& encoded, dim_t max_steps, DecoderState& state) const {
   const dim_t batch = encoded.memory.dim(0), source_len = encoded.memory.dim(1);
   const dim_t head_dim = d_model_ / heads_;
-  DecoderState state;
+  state.step_ = 0;
   state.capacity_ = max_steps;
   state.source_lengths_ = encoded.lengths;
   state.origin_.resize(static_cast<std::size_t>(batch));
-  for (dim_t i = 0; i < batch; ++i) state.origin_[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(i);
+  std::iota(state.origin_.begin(), state.origin_.end(), 0);
   layers::padding_counts(encoded.lengths, heads_, 1, state.cross_visible_);
   state.layers_.resize(layers_.size());
   for (std::size_t i = 0; i < layers_.size(); ++i) {
@@ -62,7 +69,6 @@ DecoderState Decoder::start(const EncoderOutput& encoded, dim_t max_steps) const
   // Size the step temporaries for the largest step now, so that steps never allocate.
   LayerScratch& s = state.scratch_;
   s.attention.scores.resize({batch, heads_, 1, std::max(max_steps, source_len)});
-  return state;
 }
 
 void Decoder::step(DecoderState& state, const std::vector<std::int32_t>& previous,

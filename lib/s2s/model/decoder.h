@@ -23,6 +23,10 @@ class Decoder {
   // Prepares decoding of a batch for up to max_steps steps: projects the encoder output into
   // every layer's cross-attention keys/values and reserves the self-attention caches.
   DecoderState start(const EncoderOutput& encoded, dim_t max_steps) const;
+  // The same into an existing state, reusing its buffers where they are large enough: a
+  // translator that keeps one state for all its batches allocates (and page-faults) its
+  // caches once instead of once per batch.
+  void start(const EncoderOutput& encoded, dim_t max_steps, DecoderState& state) const;
 
   // previous: int32 ids [B] of the tokens chosen at the previous step (start_id() at step 0).
   // logits: [B, V] raw scores for the next token.

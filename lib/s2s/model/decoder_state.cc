@@ -47,6 +47,9 @@ void DecoderState::select_rows(const std::vector<std::int32_t>& rows) {
   const dim_t n = static_cast<dim_t>(rows.size());
   for (std::int32_t r : rows)
     S2S_CHECK(r >= 0 && r < batch_size(), "row ", r, " outside a batch of ", batch_size());
+  bool identity = n == batch_size();
+  for (dim_t i = 0; identity && i < n; ++i) identity = rows[i] == i;
+  if (identity) return;  // greedy search at most steps: every row continues
   for (LayerCache& layer : layers_) {
     gather_filled(layer.self_keys, rows, step_, spare_);
     gather_filled(layer.self_values, rows, step_, spare_);

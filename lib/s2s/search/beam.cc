@@ -107,7 +107,9 @@ std::vector<std::vector<Hypothesis>> beam_search(const Model& model, const Encod
   if (batch == 0) return results;
 
   const std::int32_t eos = model.config().eos_id;
-  DecoderState state = model.decoder().start(encoded, longest);
+  // One state per thread, kept across batches: its caches are allocated once, not per batch.
+  thread_local DecoderState state;
+  model.decoder().start(encoded, longest, state);
   std::vector<std::int32_t> previous(batch, model.decoder().start_id());
   Tensor logits, log_probs, scores, top_values, top_indices;
   while (!live.empty()) {
