@@ -2,14 +2,15 @@
 # bench/run.sh [MODEL_DIR]: the benchmark table of bench/README.md.
 #
 # Generates the Transformer-base-sized random model if MODEL_DIR (default /tmp/s2s-bench-model)
-# has none, builds s2s_bench if needed (Release, in build-bench/, -j2), then runs greedy and beam 4
-# with 1 and 2 threads on it, and the same four configurations on the shipped models/tiny-random.
+# has none, builds s2s_bench if needed (Release, in build-bench/, -j2), then runs float32, int8 and
+# bfloat16 x greedy and beam 4 x 1 and 2 threads on it, and the same on the shipped default model
+# models/en-de (end-to-end speed of what users run first).
 # One process per configuration, strictly one after another: on a 2-core machine, two OpenMP
 # processes side by side slow each other down far more than 2x.
 #
 # Environment: S2S_BENCH_BUILD (build folder), S2S_BENCH_SENTENCES (default MODEL_DIR/sentences.txt),
-# S2S_BENCH_MAX_SENTENCES (default 500), S2S_BENCH_BATCH (default 32), S2S_BENCH_TINY=0 (skip the
-# tiny model).
+# S2S_BENCH_MAX_SENTENCES (default 500), S2S_BENCH_BATCH (default 32), S2S_BENCH_DEFAULT=0 (skip
+# the default model), S2S_BENCH_PRECISIONS (default "float32 int8 bfloat16").
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,7 +19,8 @@ BUILD=${S2S_BENCH_BUILD:-$ROOT/build-bench}
 SENTENCES=${S2S_BENCH_SENTENCES:-$MODEL/sentences.txt}
 MAX=${S2S_BENCH_MAX_SENTENCES:-500}
 BATCH=${S2S_BENCH_BATCH:-32}
-TINY=${S2S_BENCH_TINY:-1}
+DEFAULT=${S2S_BENCH_DEFAULT:-1}
+PRECISIONS=${S2S_BENCH_PRECISIONS:-float32 int8 bfloat16}
 
 if [ ! -f "$MODEL/opus.spm32k-spm32k.transformer-align.model1.npz.best-perplexity.npz" ] ||
    [ ! -f "$MODEL/sentences.txt" ]; then
@@ -43,22 +45,24 @@ echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(grep -m1 'model name
      "git $(commit), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 header=--header
-run() {  # label model beam threads
-  "$BENCH" "$2" "$SENTENCES" --label "$1" --beam-size "$3" --threads "$4" --batch-size "$BATCH" \
-    --max-sentences "$MAX" $header
+run() {  # label model precision beam threads
+  "$BENCH" "$2" "$SENTENCES" --label "$1" --precision "$3" --beam-size "$4" --threads "$5" \
+    --batch-size "$BATCH" --max-sentences "$MAX" $header
   header=
 }
 
-for beam in 1 4; do
-  for threads in 1 2; do
-    run base-random "$MODEL" "$beam" "$threads"
-  done
-done
-if [ "$TINY" != 0 ]; then
-  for beam in 1 4; do
-    for threads in 1 2; do
-      run tiny-random "$ROOT/models/tiny-random" "$beam" "$threads"
+table() {  # label model
+  for precision in $PRECISIONS; do
+    for beam in 1 4; do
+      for threads in 1 2; do
+        run "$1" "$2" "$precision" "$beam" "$threads"
+      done
     done
   done
+}
+
+table base-random "$MODEL"
+if [ "$DEFAULT" != 0 ]; then
+  table en-de "$ROOT/models/en-de"
 fi
 echo "# done, load average $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,6 +1,7 @@
 // s2s_bench: one benchmark configuration, measured in one process, printed as one table row.
 //
-//   s2s_bench MODEL_DIR SENTENCES [--beam-size 1] [--threads 1] [--batch-size 32] [--header]
+//   s2s_bench MODEL_DIR SENTENCES [--beam-size 1] [--threads 1] [--batch-size 32]
+//             [--precision float32|bfloat16|int8] [--header]
 //
 // In this order (see bench/README.md for the columns):
 //   load   formats::load_model(MODEL_DIR)                          -> load_s
@@ -31,6 +32,7 @@
 #include "s2s/formats/detect.h"
 #include "s2s/ops/flop_counter.h"
 #include "s2s/ops/matmul.h"
+#include "s2s/ops/precision.h"
 #include "s2s/pipeline/translator.h"
 
 namespace {
@@ -115,6 +117,7 @@ struct Args {
   int beam_size = 1;
   int threads = 1;
   int batch_size = 32;
+  std::string precision = "float32";
   std::size_t max_sentences = 1000000;
   int gemm_size = 2048;
   double gemm_seconds = 2.0;
@@ -122,7 +125,7 @@ struct Args {
 };
 
 const char* const kHeader =
-    "model                 beam thr batch  sent  src_tok  tgt_tok  load_s first_s  total_s   tok/s"
+    "model                 prec     beam thr batch  sent  src_tok  tgt_tok  load_s first_s  total_s   tok/s"
     "  GFLOP ach_GF/s gemm_GF/s ratio  cpu%  load_MB  peak_MB   allocs  faults";
 
 void run(const Args& args) {
@@ -131,7 +134,9 @@ void run(const Args& args) {
 
   // (b) load
   auto start = Clock::now();
-  std::shared_ptr<const s2s::Model> model = s2s::formats::load_model(args.model);
+  const auto precision = s2s::ops::parse_precision(args.precision);
+  if (!precision) throw s2s::UsageError("--precision " + args.precision + ": unknown");
+  std::shared_ptr<const s2s::Model> model = s2s::formats::load_model(args.model, {}, *precision);
   const double load_s = seconds_since(start);
   const double load_rss_mb = peak_rss_mb();
 
@@ -176,9 +181,10 @@ void run(const Args& args) {
   const std::string label = args.label.empty() ? args.model : args.label;
   if (args.header) std::printf("%s\n", kHeader);
   std::printf(
-      "%-21s %4d %3d %5d %5zu %8lld %8lld %7.2f %7.3f %8.2f %7.1f %6.1f %8.2f %9.2f %5.3f %5.0f "
+      "%-21s %-8s %4d %3d %5d %5zu %8lld %8lld %7.2f %7.3f %8.2f %7.1f %6.1f %8.2f %9.2f %5.3f %5.0f "
       "%8.0f %8.0f %8zu %7ld\n",
-      label.c_str(), args.beam_size, s2s::num_threads(), args.batch_size, lines.size(),
+      label.c_str(), s2s::ops::precision_name(*precision), args.beam_size, s2s::num_threads(),
+      args.batch_size, lines.size(),
       static_cast<long long>(src_tokens), static_cast<long long>(tgt_tokens), load_s, first_s,
       total_s, static_cast<double>(tgt_tokens) / total_s, flops * 1e-9, achieved, gemm.gflops,
       achieved / gemm.gflops, 100.0 * cpu_s / total_s, load_rss_mb, rss_mb, allocs, faults);
@@ -197,6 +203,7 @@ int main(int argc, char** argv) {
   app.add_option("--threads", args.threads, "Compute threads")->check(CLI::PositiveNumber);
   app.add_option("--batch-size", args.batch_size, "Sentences per batch")
       ->check(CLI::PositiveNumber);
+  app.add_option("--precision", args.precision, "float32, bfloat16 or int8 (linear layers)");
   app.add_option("--max-sentences", args.max_sentences, "Use at most this many lines")
       ->check(CLI::PositiveNumber);
   app.add_option("--gemm-size", args.gemm_size, "Size n of the n x n x n reference product")

@@ -267,6 +267,7 @@ Tensor Ct2ModelFile::read_tensor(const std::string& name) const {
   const Variable& v = find(name);
   const std::uint8_t* src = file_.data() + v.offset;
   const std::size_t n = v.nbytes / kTypeSizes[v.type];
+  const DropPagesOnReturn drop{file_, v.offset, v.nbytes};  // copied below
   if (v.type == kF32 || v.type == kI8 || v.type == kI32) {
     Tensor t(v.shape, v.type == kF32  ? DataType::f32
                       : v.type == kI8 ? DataType::i8

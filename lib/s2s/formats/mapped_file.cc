@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -31,6 +32,17 @@ MappedFile::MappedFile(const std::string& path) {
   } else {
     ::close(fd);
   }
+}
+
+void MappedFile::drop_pages(std::uint64_t offset, std::uint64_t length) const {
+  if (!data_ || offset >= size_) return;
+  length = std::min(length, size_ - offset);
+  const std::uint64_t page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+  // Only whole pages inside the range: the neighbours' bytes may still be needed.
+  const std::uint64_t first = (offset + page - 1) / page * page;
+  const std::uint64_t last = (offset + length) / page * page;
+  if (last > first)
+    madvise(const_cast<std::uint8_t*>(data_) + first, last - first, MADV_DONTNEED);
 }
 
 MappedFile::~MappedFile() {

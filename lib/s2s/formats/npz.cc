@@ -202,6 +202,7 @@ NpyArray NpzArchive::read(const std::string& name) const {
   const Entry& e = find(name);
   const std::string what = path_ + ": entry '" + name + "'";
   const std::uint8_t* src = file_.data() + e.data_offset;
+  const DropPagesOnReturn drop{file_, e.data_offset, e.compressed};  // copied or inflated below
   std::vector<std::uint8_t> inflated;
   const std::uint8_t* bytes = src;
   if (e.method == 8) {

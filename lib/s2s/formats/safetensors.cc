@@ -198,6 +198,7 @@ Tensor SafetensorsFile::read_tensor(const std::string& name) const {
   const Entry& e = find(name);
   const std::uint8_t* src = file_.data() + data_start_ + e.begin;
   const std::size_t nbytes = e.end - e.begin;
+  const DropPagesOnReturn drop{file_, data_start_ + e.begin, nbytes};  // copied below
   if (e.dtype == "F32" || e.dtype == "I32" || e.dtype == "I64") {
     const DataType type = e.dtype == "F32"   ? DataType::f32
                           : e.dtype == "I32" ? DataType::i32

@@ -7,6 +7,12 @@
 #include "s2s/ops/softmax.h"
 
 namespace s2s {
+namespace {
+
+// Self-attention cache positions reserved at the start of a batch; they double when full.
+constexpr dim_t kInitialCacheSteps = 64;
+
+}  // namespace
 
 Decoder::Decoder(WeightStore& weights, const ModelConfig& config, Tensor embeddings,
                  Tensor positions)
@@ -51,7 +57,8 @@ void Decoder::start(const EncoderOutput& encoded, dim_t max_steps, DecoderState&
   const dim_t batch = encoded.memory.dim(0), source_len = encoded.memory.dim(1);
   const dim_t head_dim = d_model_ / heads_;
   state.step_ = 0;
-  state.capacity_ = max_steps;
+  state.limit_ = max_steps;
+  state.capacity_ = std::min<dim_t>(max_steps, kInitialCacheSteps);
   state.source_lengths_ = encoded.lengths;
   state.origin_.resize(static_cast<std::size_t>(batch));
   std::iota(state.origin_.begin(), state.origin_.end(), 0);
@@ -59,8 +66,8 @@ void Decoder::start(const EncoderOutput& encoded, dim_t max_steps, DecoderState&
   state.layers_.resize(layers_.size());
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     LayerCache& cache = state.layers_[i];
-    cache.self_keys.resize({batch, heads_, max_steps, head_dim});
-    cache.self_values.resize({batch, heads_, max_steps, head_dim});
+    cache.self_keys.resize({batch, heads_, state.capacity_, head_dim});
+    cache.self_values.resize({batch, heads_, state.capacity_, head_dim});
     cache.cross_keys.resize({batch, heads_, source_len, head_dim});
     cache.cross_values.resize({batch, heads_, source_len, head_dim});
     layers_[i].cross_attention.project_kv(encoded.memory, cache.cross_keys, cache.cross_values,
@@ -76,9 +83,10 @@ void Decoder::step(DecoderState& state, const std::vector<std::int32_t>& previou
   const dim_t batch = state.batch_size(), t = state.step_;
   S2S_CHECK(static_cast<dim_t>(previous.size()) == batch, previous.size(), " ids for ", batch,
             " rows");
-  if (t >= state.capacity_)
-    throw InternalError("decoder step " + std::to_string(t) + " beyond the reserved " +
-                        std::to_string(state.capacity_) + " steps");
+  if (t >= state.limit_)
+    throw InternalError("decoder step " + std::to_string(t) + " beyond the limit of " +
+                        std::to_string(state.limit_) + " steps");
+  state.reserve_next_step();
   state.ids_.resize({batch, 1}, DataType::i32);
   std::copy(previous.begin(), previous.end(), state.ids_.data<std::int32_t>());
   Tensor& x = state.x_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 
 #include "s2s/layers/mask.h"
 #include "s2s/ops/gather.h"
@@ -22,26 +23,35 @@ void gather_into(Tensor& tensor, const Tensor& rows, Tensor& spare) {
   std::swap(tensor, spare);
 }
 
-// Self-attention cache [B, H, C, Dh] -> [rows.size(), H, C, Dh], copying only positions
+// Self-attention cache [B, H, C, Dh] -> [rows.size(), H, capacity, Dh], copying only positions
 // 0..filled-1 of each row and head (attention never reads the others).
-void gather_filled(Tensor& tensor, const std::vector<std::int32_t>& rows, dim_t filled,
-                   Tensor& spare) {
-  Shape shape = tensor.shape();
-  const dim_t heads = shape[1], capacity = shape[2], head_dim = shape[3];
-  shape[0] = static_cast<dim_t>(rows.size());
-  spare.resize(shape, tensor.dtype());
+void copy_filled(Tensor& tensor, const std::vector<std::int32_t>& rows, dim_t filled,
+                 dim_t capacity, Tensor& spare) {
+  const dim_t heads = tensor.dim(1), old_capacity = tensor.dim(2), head_dim = tensor.dim(3);
+  spare.resize({static_cast<dim_t>(rows.size()), heads, capacity, head_dim}, tensor.dtype());
   const float* from = tensor.data<float>();
   float* to = spare.data<float>();
   const std::size_t bytes = static_cast<std::size_t>(filled * head_dim) * sizeof(float);
-  const dim_t row_size = heads * capacity * head_dim;
   for (std::size_t i = 0; i < rows.size(); ++i)
     for (dim_t h = 0; h < heads; ++h)
-      std::memcpy(to + static_cast<dim_t>(i) * row_size + h * capacity * head_dim,
-                  from + rows[i] * row_size + h * capacity * head_dim, bytes);
+      std::memcpy(to + (static_cast<dim_t>(i) * heads + h) * capacity * head_dim,
+                  from + (rows[i] * heads + h) * old_capacity * head_dim, bytes);
   std::swap(tensor, spare);
 }
 
 }  // namespace
+
+void DecoderState::reserve_next_step() {
+  if (step_ < capacity_) return;
+  const dim_t capacity = std::min(limit_, 2 * capacity_);
+  std::vector<std::int32_t> rows(static_cast<std::size_t>(batch_size()));
+  std::iota(rows.begin(), rows.end(), 0);
+  for (LayerCache& layer : layers_) {
+    copy_filled(layer.self_keys, rows, step_, capacity, spare_);
+    copy_filled(layer.self_values, rows, step_, capacity, spare_);
+  }
+  capacity_ = capacity;
+}
 
 void DecoderState::select_rows(const std::vector<std::int32_t>& rows) {
   const dim_t n = static_cast<dim_t>(rows.size());
@@ -51,8 +61,8 @@ void DecoderState::select_rows(const std::vector<std::int32_t>& rows) {
   for (dim_t i = 0; identity && i < n; ++i) identity = rows[i] == i;
   if (identity) return;  // greedy search at most steps: every row continues
   for (LayerCache& layer : layers_) {
-    gather_filled(layer.self_keys, rows, step_, spare_);
-    gather_filled(layer.self_values, rows, step_, spare_);
+    copy_filled(layer.self_keys, rows, step_, capacity_, spare_);
+    copy_filled(layer.self_values, rows, step_, capacity_, spare_);
   }
   std::vector<std::int32_t> origin(n);
   for (dim_t i = 0; i < n; ++i) origin[i] = origin_[rows[i]];

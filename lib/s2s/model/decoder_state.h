@@ -12,7 +12,7 @@
 namespace s2s {
 
 struct LayerCache {
-  Tensor self_keys;     // [B, H, C, Dh]: positions 0..step-1 are filled
+  Tensor self_keys;     // [B, H, C, Dh]: positions 0..step-1 are filled, C = capacity
   Tensor self_values;   // [B, H, C, Dh]
   Tensor cross_keys;    // [B, H, S, Dh]: the encoder output projected once per batch
   Tensor cross_values;  // [B, H, S, Dh]
@@ -22,7 +22,7 @@ class DecoderState {
  public:
   dim_t batch_size() const { return static_cast<dim_t>(source_lengths_.size()); }
   dim_t step() const { return step_; }
-  dim_t capacity() const { return capacity_; }
+  dim_t limit() const { return limit_; }
 
   // Row i of the new state is row rows[i] of the old one. The same row may appear several
   // times (beam replication) and rows may be dropped (finished sentences).
@@ -34,8 +34,14 @@ class DecoderState {
  private:
   friend class Decoder;
 
+  // Makes room in the self-attention caches for position step_: capacity doubles (up to
+  // limit_) when full, so that memory follows the length decoded so far, not the limit
+  // (3 x the longest source), at the cost of copying the filled positions log2(limit) times.
+  void reserve_next_step();
+
   dim_t step_ = 0;
-  dim_t capacity_ = 0;
+  dim_t limit_ = 0;     // most steps this batch may take
+  dim_t capacity_ = 0;  // positions the self-attention caches hold now
   std::vector<std::int32_t> source_lengths_;
   std::vector<std::int32_t> origin_;  // the encoder row (source sentence) of each row
   std::vector<LayerCache> layers_;
