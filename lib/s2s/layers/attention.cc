@@ -11,14 +11,20 @@
 namespace s2s::layers {
 
 MultiHeadAttention::MultiHeadAttention(WeightStore& weights, const std::string& prefix,
-                                       dim_t d_model, dim_t heads, dim_t relative_max_distance)
-    : q_(weights, prefix + "/q", d_model, d_model),
-      k_(weights, prefix + "/k", d_model, d_model),
-      v_(weights, prefix + "/v", d_model, d_model),
-      o_(weights, prefix + "/o", d_model, d_model),
+                                       AttentionKind kind, dim_t d_model, dim_t heads,
+                                       dim_t relative_max_distance)
+    : o_(weights, prefix + "/o", d_model, d_model),
+      d_model_(d_model),
       heads_(heads),
       scale_(1.0f / std::sqrt(static_cast<float>(d_model / heads))),
       max_distance_(relative_max_distance) {
+  if (kind == AttentionKind::self) {
+    projections_ = Linear::concatenated(weights, {prefix + "/q", prefix + "/k", prefix + "/v"},
+                                        d_model, d_model);
+  } else {
+    q_ = Linear(weights, prefix + "/q", d_model, d_model);
+    projections_ = Linear::concatenated(weights, {prefix + "/k", prefix + "/v"}, d_model, d_model);
+  }
   if (max_distance_ > 0) {
     const Shape table{2 * max_distance_ + 1, d_model / heads};
     relative_keys_ = weights.take(prefix + "/relative_keys", table);
@@ -26,18 +32,33 @@ MultiHeadAttention::MultiHeadAttention(WeightStore& weights, const std::string& 
   }
 }
 
+void MultiHeadAttention::project_qkv(const Tensor& x, Tensor& keys, Tensor& values,
+                                     AttentionScratch& s) const {
+  const dim_t d = d_model_;
+  projections_(x, s.projected);  // [B, T, 3D]
+  ops::split_heads(s.projected.slice(-1, 0, d), heads_, s.queries);
+  ops::split_heads(s.projected.slice(-1, d, 2 * d), heads_, keys);
+  ops::split_heads(s.projected.slice(-1, 2 * d, 3 * d), heads_, values);
+}
+
 void MultiHeadAttention::project_kv(const Tensor& memory, Tensor& keys, Tensor& values,
                                     AttentionScratch& s) const {
-  k_(memory, s.projected);
-  ops::split_heads(s.projected, heads_, keys);
-  v_(memory, s.projected);
-  ops::split_heads(s.projected, heads_, values);
+  const dim_t d = d_model_;
+  projections_(memory, s.projected);  // [B, L, 2D]
+  ops::split_heads(s.projected.slice(-1, 0, d), heads_, keys);
+  ops::split_heads(s.projected.slice(-1, d, 2 * d), heads_, values);
 }
 
 void MultiHeadAttention::attend(const Tensor& x, const Tensor& keys, const Tensor& values,
                                 const Tensor* visible, AttentionScratch& s, Tensor& out) const {
   q_(x, s.projected);
   ops::split_heads(s.projected, heads_, s.queries);
+  attend_projected(keys, values, visible, s, out);
+}
+
+void MultiHeadAttention::attend_projected(const Tensor& keys, const Tensor& values,
+                                          const Tensor* visible, AttentionScratch& s,
+                                          Tensor& out) const {
   ops::MatmulOptions scaled;
   scaled.transpose_b = true;
   scaled.alpha = scale_;  // Marian scales the product, not the queries

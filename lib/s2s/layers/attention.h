@@ -3,9 +3,10 @@
 //   A_h = softmax(Q_h·K_hᵀ / sqrt(Dh)) over the visible keys;  out = concat_h(A_h·V_h)·Wo + bo
 // With relative positions (max_distance K > 0; self-attention of OpenNMT-py models, §6.2) the
 // scores also get q'·R_K[idx(i, j)] and the output Σ_j A[i, j]·R_V[idx(i, j)] (ops/relative_position.h).
-// Keys and values are projected separately (project_kv) so that callers can keep them: the
-// decoder writes one step at a time into its self-attention cache and computes the
-// cross-attention keys/values once per batch.
+// The projections are fused at load (Linear::concatenated): self-attention runs Q, K and V as one
+// [D, 3D] product, cross-attention K and V as one [D, 2D] product, computed once per batch. Keys
+// and values are written where the caller says (project_qkv/project_kv) so that it can keep them:
+// the decoder writes one step at a time into its self-attention cache.
 // Shapes: B batch, T queries, L keys, D model, H heads, Dh = D / H.
 #pragma once
 
@@ -26,26 +27,40 @@ struct AttentionScratch {
   Tensor relative_context;  // [B, H, T, Dh]
 };
 
+enum class AttentionKind {
+  self,   // queries, keys and values from the same input (project_qkv + attend_projected)
+  cross,  // queries from x, keys and values from the encoder output (project_kv + attend)
+};
+
 class MultiHeadAttention {
  public:
   MultiHeadAttention() = default;
   // Takes `<prefix>/{q,k,v,o}/{weight,bias}`, and with relative_max_distance K > 0 also
   // `<prefix>/relative_keys` and `<prefix>/relative_values`, both [2K+1, Dh].
-  MultiHeadAttention(WeightStore& weights, const std::string& prefix, dim_t d_model, dim_t heads,
-                     dim_t relative_max_distance = 0);
+  MultiHeadAttention(WeightStore& weights, const std::string& prefix, AttentionKind kind,
+                     dim_t d_model, dim_t heads, dim_t relative_max_distance = 0);
 
-  // memory [B, L, D] -> keys, values [B, H, L, Dh]; outputs may be views (cache slots).
+  // Self-attention: x [B, T, D] -> the queries (kept in s.queries for attend_projected) and
+  // keys, values [B, H, T, Dh] (may be views: cache slots).
+  void project_qkv(const Tensor& x, Tensor& keys, Tensor& values, AttentionScratch& s) const;
+  // The queries of the last project_qkv attend over keys/values [B, H, L, Dh] (views allowed).
+  // visible: int32 counts [B, H, T] or nullptr (all L keys visible). out: [B, T, D].
+  void attend_projected(const Tensor& keys, const Tensor& values, const Tensor* visible,
+                        AttentionScratch& s, Tensor& out) const;
+
+  // Cross-attention: memory [B, L, D] -> keys, values [B, H, L, Dh].
   void project_kv(const Tensor& memory, Tensor& keys, Tensor& values, AttentionScratch& s) const;
-
-  // x [B, T, D] attends over keys/values [B, H, L, Dh] (views allowed). visible: int32 counts
-  // [B, H, T] or nullptr (all L keys visible). out: [B, T, D].
+  // x [B, T, D] attends over keys/values as attend_projected does.
   void attend(const Tensor& x, const Tensor& keys, const Tensor& values, const Tensor* visible,
               AttentionScratch& s, Tensor& out) const;
 
   dim_t heads() const { return heads_; }
 
  private:
-  Linear q_, k_, v_, o_;
+  Linear q_;            // cross only
+  Linear projections_;  // self: [Q K V], cross: [K V]
+  Linear o_;
+  dim_t d_model_ = 0;
   dim_t heads_ = 0;
   float scale_ = 1.0f;
   dim_t max_distance_ = 0;

@@ -1,5 +1,7 @@
 #include "s2s/layers/linear.h"
 
+#include <algorithm>
+
 namespace s2s::layers {
 
 Linear::Linear(WeightStore& weights, const std::string& prefix, dim_t in, dim_t out,
@@ -15,5 +17,26 @@ Linear::Linear(WeightStore& weights, const std::string& prefix, dim_t in, dim_t 
 Linear::Linear(const Tensor& weight, ops::WeightLayout layout, const Tensor* bias,
                ops::Precision precision)
     : matmul_(weight, layout, bias, precision) {}
+
+Linear Linear::concatenated(WeightStore& weights, const std::vector<std::string>& prefixes,
+                            dim_t in, dim_t out) {
+  const dim_t parts = static_cast<dim_t>(prefixes.size()), total = parts * out;
+  Tensor weight({in, total}), bias({total});
+  float* w = weight.data<float>();
+  for (dim_t p = 0; p < parts; ++p) {
+    const std::string& prefix = prefixes[static_cast<std::size_t>(p)];
+    const auto part = weights.take_linear(prefix + "/weight", in, out);
+    const Tensor part_bias = weights.take(prefix + "/bias", {out});
+    const float* src = part.weight.data<float>();
+    // Written in_out: row r of the result holds input feature r of every part.
+    for (dim_t r = 0; r < in; ++r)
+      for (dim_t c = 0; c < out; ++c)
+        w[r * total + p * out + c] =
+            part.layout == ops::WeightLayout::in_out ? src[r * out + c] : src[c * in + r];
+    std::copy_n(part_bias.data<float>(), out, bias.data<float>() + p * out);
+    weights.release(prefix + "/weight");
+  }
+  return Linear(weight, ops::WeightLayout::in_out, &bias, weights.linear_precision());
+}
 
 }  // namespace s2s::layers

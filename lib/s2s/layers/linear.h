@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "s2s/model/weights.h"
 #include "s2s/ops/packed_matmul.h"
@@ -17,6 +18,11 @@ class Linear {
   // From an explicit weight (e.g. a tied embedding [V, D] used as the output layer, out_in).
   Linear(const Tensor& weight, ops::WeightLayout layout, const Tensor* bias,
          ops::Precision precision = ops::Precision::f32);
+  // Several layers of the same input side by side, as one product: y = x · [W1 W2 ...] + [b1 b2 ...]
+  // (e.g. the Q, K and V projections of self-attention: one [in, 3·out] matmul per call instead
+  // of three). Output columns [i·out, (i+1)·out) are layer i's; each prefix is taken as above.
+  static Linear concatenated(WeightStore& weights, const std::vector<std::string>& prefixes,
+                             dim_t in, dim_t out);
 
   // x [..., in] -> y [..., out]
   void operator()(const Tensor& x, Tensor& y) const { matmul_(x, y); }

@@ -26,10 +26,11 @@ Decoder::Decoder(WeightStore& weights, const ModelConfig& config, Tensor embeddi
     const std::string p = "decoder/layer_" + std::to_string(i);
     layers_.push_back(Layer{
         layers::Residual(weights, p + "/self_attn", config),
-        layers::MultiHeadAttention(weights, p + "/self_attn", d, config.heads,
-                                   config.relative_max_distance),
+        layers::MultiHeadAttention(weights, p + "/self_attn", layers::AttentionKind::self, d,
+                                   config.heads, config.relative_max_distance),
         layers::Residual(weights, p + "/cross_attn", config),
-        layers::MultiHeadAttention(weights, p + "/cross_attn", d, config.heads),
+        layers::MultiHeadAttention(weights, p + "/cross_attn", layers::AttentionKind::cross,
+                                   d, config.heads),
         layers::Residual(weights, p + "/ffn", config),
         layers::FeedForward(weights, p + "/ffn", d, config.decoder_ffn_dim,
                             config.decoder_ffn_depth, config.activation)});
@@ -76,6 +77,7 @@ void Decoder::start(const EncoderOutput& encoded, dim_t max_steps, DecoderState&
   // Size the step temporaries for the largest step now, so that steps never allocate.
   LayerScratch& s = state.scratch_;
   s.attention.scores.resize({batch, heads_, 1, std::max(max_steps, source_len)});
+  s.attention.projected.resize({batch, 1, 3 * d_model_});  // a step's fused Q, K, V
 }
 
 void Decoder::step(DecoderState& state, const std::vector<std::int32_t>& previous,
@@ -100,10 +102,10 @@ void Decoder::step(DecoderState& state, const std::vector<std::int32_t>& previou
     const Tensor& y = layer.self_block.pre(x, s.normed);
     Tensor key_slot = cache.self_keys.slice(2, t, t + 1);
     Tensor value_slot = cache.self_values.slice(2, t, t + 1);
-    layer.self_attention.project_kv(y, key_slot, value_slot, s.attention);
-    layer.self_attention.attend(y, cache.self_keys.slice(2, 0, t + 1),
-                                cache.self_values.slice(2, 0, t + 1), nullptr, s.attention,
-                                s.sublayer);
+    layer.self_attention.project_qkv(y, key_slot, value_slot, s.attention);
+    layer.self_attention.attend_projected(cache.self_keys.slice(2, 0, t + 1),
+                                          cache.self_values.slice(2, 0, t + 1), nullptr,
+                                          s.attention, s.sublayer);
     layer.self_block.post(s.sublayer, x);
     std::swap(x, s.sublayer);
     cross_and_ffn(layer, cache.cross_keys, cache.cross_values, state.cross_visible_, x, s);
@@ -165,8 +167,8 @@ void Decoder::forward_layers(const EncoderOutput& encoded, const Tensor& target,
   layers::padding_counts(encoded.lengths, heads_, steps, cross_visible);
   for (const Layer& layer : layers_) {
     const Tensor& y = layer.self_block.pre(x, s.normed);
-    layer.self_attention.project_kv(y, s.keys, s.values, s.attention);
-    layer.self_attention.attend(y, s.keys, s.values, &causal, s.attention, s.sublayer);
+    layer.self_attention.project_qkv(y, s.keys, s.values, s.attention);
+    layer.self_attention.attend_projected(s.keys, s.values, &causal, s.attention, s.sublayer);
     layer.self_block.post(s.sublayer, x);
     std::swap(x, s.sublayer);
     layer.cross_attention.project_kv(encoded.memory, cross_keys, cross_values, s.attention);

@@ -14,8 +14,8 @@ Encoder::Encoder(WeightStore& weights, const ModelConfig& config, Tensor embeddi
     const std::string p = "encoder/layer_" + std::to_string(i);
     layers_.push_back(Layer{
         layers::Residual(weights, p + "/self_attn", config),
-        layers::MultiHeadAttention(weights, p + "/self_attn", d, config.heads,
-                                   config.relative_max_distance),
+        layers::MultiHeadAttention(weights, p + "/self_attn", layers::AttentionKind::self, d,
+                                   config.heads, config.relative_max_distance),
         layers::Residual(weights, p + "/ffn", config),
         layers::FeedForward(weights, p + "/ffn", d, config.encoder_ffn_dim,
                             config.encoder_ffn_depth, config.activation)});
@@ -37,8 +37,8 @@ EncoderOutput Encoder::forward(const Tensor& ids, const std::vector<std::int32_t
   layers::padding_counts(lengths, heads_, ids.dim(1), visible);
   for (const Layer& layer : layers_) {
     const Tensor& y = layer.self_block.pre(x, s.normed);
-    layer.self_attention.project_kv(y, s.keys, s.values, s.attention);
-    layer.self_attention.attend(y, s.keys, s.values, &visible, s.attention, s.sublayer);
+    layer.self_attention.project_qkv(y, s.keys, s.values, s.attention);
+    layer.self_attention.attend_projected(s.keys, s.values, &visible, s.attention, s.sublayer);
     layer.self_block.post(s.sublayer, x);
     std::swap(x, s.sublayer);
 
