@@ -11,6 +11,7 @@
 # Environment: S2S_BENCH_BUILD (build folder), S2S_BENCH_SENTENCES (default MODEL_DIR/sentences.txt),
 # S2S_BENCH_MAX_SENTENCES (default 500), S2S_BENCH_BATCH (default 32), S2S_BENCH_DEFAULT=0 (skip
 # the default model), S2S_BENCH_PRECISIONS (default "float32 int8 bfloat16").
+# After the batch-32 table of the bench model: single-sentence rows (batch 1, greedy).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -62,6 +63,14 @@ table() {  # label model
 }
 
 table base-random "$MODEL"
+# Single-sentence latency: greedy, one sentence per batch, the first 12 sentences, 1 and 2 threads
+# (all weights are streamed from memory once per token: the memory-bound case).
+for precision in $PRECISIONS; do
+  for threads in 1 2; do
+    "$BENCH" "$MODEL" "$SENTENCES" --label base-random-single --precision "$precision" \
+      --beam-size 1 --threads "$threads" --batch-size 1 --max-sentences 12
+  done
+done
 if [ "$DEFAULT" != 0 ]; then
   table en-de "$ROOT/models/en-de"
 fi

@@ -48,8 +48,8 @@ def build_model(avg, config):
     return model
 
 
-def marian_tensors(model):
-    """PyTorch parameters -> {Marian tensor name: float32 array}."""
+def marian_parameters(model):
+    """{Marian tensor name: the PyTorch parameter it holds} (import_marian.py uses it backwards)."""
     out = {"Wemb": model.Wemb, "decoder_ff_logit_out_b": model.out_b}
 
     def attention(prefix, att):
@@ -70,7 +70,13 @@ def marian_tensors(model):
         attention(f"decoder_l{i}_self", layer.self_att)
         attention(f"decoder_l{i}_context", layer.context)
         ffn(f"decoder_l{i}_ffn", layer.ffn)
-    return {k: v.detach().float().numpy().astype(np.float32) for k, v in out.items()}
+    return out
+
+
+def marian_tensors(model):
+    """PyTorch parameters -> {Marian tensor name: float32 array}."""
+    return {k: v.detach().float().numpy().astype(np.float32)
+            for k, v in marian_parameters(model).items()}
 
 
 def marian_config(config):

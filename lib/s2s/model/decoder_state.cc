@@ -47,8 +47,8 @@ void DecoderState::reserve_next_step() {
   std::vector<std::int32_t> rows(static_cast<std::size_t>(batch_size()));
   std::iota(rows.begin(), rows.end(), 0);
   for (LayerCache& layer : layers_) {
-    copy_filled(layer.self_keys, rows, step_, capacity, spare_);
-    copy_filled(layer.self_values, rows, step_, capacity, spare_);
+    copy_filled(layer.self_keys, rows, step_, capacity, spare_self_);
+    copy_filled(layer.self_values, rows, step_, capacity, spare_self_);
   }
   capacity_ = capacity;
 }
@@ -61,8 +61,8 @@ void DecoderState::select_rows(const std::vector<std::int32_t>& rows) {
   for (dim_t i = 0; identity && i < n; ++i) identity = rows[i] == i;
   if (identity) return;  // greedy search at most steps: every row continues
   for (LayerCache& layer : layers_) {
-    copy_filled(layer.self_keys, rows, step_, capacity_, spare_);
-    copy_filled(layer.self_values, rows, step_, capacity_, spare_);
+    copy_filled(layer.self_keys, rows, step_, capacity_, spare_self_);
+    copy_filled(layer.self_values, rows, step_, capacity_, spare_self_);
   }
   std::vector<std::int32_t> origin(n);
   for (dim_t i = 0; i < n; ++i) origin[i] = origin_[rows[i]];
@@ -70,8 +70,8 @@ void DecoderState::select_rows(const std::vector<std::int32_t>& rows) {
   origin_ = std::move(origin);
   Tensor row_ids = Tensor::wrap(const_cast<std::int32_t*>(rows.data()), {n}, DataType::i32);
   for (LayerCache& layer : layers_) {
-    gather_into(layer.cross_keys, row_ids, spare_);
-    gather_into(layer.cross_values, row_ids, spare_);
+    gather_into(layer.cross_keys, row_ids, spare_cross_);
+    gather_into(layer.cross_values, row_ids, spare_cross_);
   }
   std::vector<std::int32_t> lengths(n);
   for (dim_t i = 0; i < n; ++i) lengths[i] = source_lengths_[rows[i]];

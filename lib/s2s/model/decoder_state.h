@@ -50,7 +50,11 @@ class DecoderState {
   Tensor ids_;            // int32 [B, 1]
   Tensor x_;              // [B, 1, D]
   LayerScratch scratch_;
-  Tensor spare_;          // target buffer for select_rows
+  // Target buffers of the cache copies, swapped with the tensor copied: one per kind of cache,
+  // so that a cross-attention tensor [B, H, S, Dh] never ends up holding (and keeping, since
+  // states are reused across batches) a self-attention-sized buffer [B, H, C, Dh] or the reverse.
+  Tensor spare_self_;
+  Tensor spare_cross_;
 };
 
 }  // namespace s2s
