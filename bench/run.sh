@@ -46,9 +46,9 @@ echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(grep -m1 'model name
      "git $(commit), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 header=--header
-run() {  # label model precision beam threads
+run() {  # label model precision beam threads [batch [max-sentences]]
   "$BENCH" "$2" "$SENTENCES" --label "$1" --precision "$3" --beam-size "$4" --threads "$5" \
-    --batch-size "$BATCH" --max-sentences "$MAX" $header
+    --batch-size "${6:-$BATCH}" --max-sentences "${7:-$MAX}" $header
   header=
 }
 
@@ -67,8 +67,7 @@ table base-random "$MODEL"
 # (all weights are streamed from memory once per token: the memory-bound case).
 for precision in $PRECISIONS; do
   for threads in 1 2; do
-    "$BENCH" "$MODEL" "$SENTENCES" --label base-random-single --precision "$precision" \
-      --beam-size 1 --threads "$threads" --batch-size 1 --max-sentences 12
+    run base-random-single "$MODEL" "$precision" 1 "$threads" 1 12
   done
 done
 if [ "$DEFAULT" != 0 ]; then
