@@ -6,6 +6,7 @@
 #include "s2s/ops/matmul.h"
 #include "s2s/ops/relative_position.h"
 #include "s2s/ops/softmax.h"
+#include "s2s/ops/step_attention.h"
 #include "s2s/ops/transpose.h"
 
 namespace s2s::layers {
@@ -54,6 +55,35 @@ void MultiHeadAttention::attend(const Tensor& x, const Tensor& keys, const Tenso
   q_(x, s.projected);
   ops::split_heads(s.projected, heads_, s.queries);
   attend_projected(keys, values, visible, s, out);
+}
+
+void MultiHeadAttention::step_self(const Tensor& x, Tensor& key_cache, Tensor& value_cache,
+                                   dim_t position, AttentionScratch& s, Tensor& out) const {
+  const Tensor keys = key_cache.slice(2, 0, position + 1);
+  const Tensor values = value_cache.slice(2, 0, position + 1);
+  Tensor key_slot = key_cache.slice(2, position, position + 1);
+  Tensor value_slot = value_cache.slice(2, position, position + 1);
+  if (max_distance_ > 0) {  // relative positions: the general path (OpenNMT-py models only)
+    project_qkv(x, key_slot, value_slot, s);
+    attend_projected(keys, values, nullptr, s, out);
+    return;
+  }
+  const dim_t d = d_model_;
+  projections_(x, s.projected);  // [B, 1, 3D]
+  ops::split_heads(s.projected.slice(-1, d, 2 * d), heads_, key_slot);
+  ops::split_heads(s.projected.slice(-1, 2 * d, 3 * d), heads_, value_slot);
+  ops::step_attention(s.projected.slice(-1, 0, d), keys, values, nullptr, nullptr, scale_,
+                      s.scores, s.merged);
+  o_(s.merged, out);
+}
+
+void MultiHeadAttention::step_cross(const Tensor& x, const Tensor& keys, const Tensor& values,
+                                    const Tensor& sentence_of_row, const Tensor& source_lengths,
+                                    AttentionScratch& s, Tensor& out) const {
+  q_(x, s.projected);  // [B, 1, D]
+  ops::step_attention(s.projected, keys, values, &sentence_of_row, &source_lengths, scale_,
+                      s.scores, s.merged);
+  o_(s.merged, out);
 }
 
 void MultiHeadAttention::attend_projected(const Tensor& keys, const Tensor& values,

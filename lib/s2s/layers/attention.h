@@ -22,7 +22,7 @@ struct AttentionScratch {
   Tensor queries;    // [B, H, T, Dh]
   Tensor scores;     // [B, H, T, L]
   Tensor context;    // [B, H, T, Dh]
-  Tensor merged;     // [B, T, D]
+  Tensor merged;     // [B, T, D]: the heads' outputs side by side (the input of Wo)
   Tensor relative;   // [B, H, T, 2K+1]: query·R_Kᵀ, then attention mass per distance
   Tensor relative_context;  // [B, H, T, Dh]
 };
@@ -53,6 +53,18 @@ class MultiHeadAttention {
   // x [B, T, D] attends over keys/values as attend_projected does.
   void attend(const Tensor& x, const Tensor& keys, const Tensor& values, const Tensor* visible,
               AttentionScratch& s, Tensor& out) const;
+
+  // One decoder step (T = 1), through the fused ops::step_attention kernel:
+  // Self-attention: x [B, 1, D]; this position's keys and values are written at `position` of
+  // the caches [B, H, C, Dh], then the query attends over positions 0..position.
+  void step_self(const Tensor& x, Tensor& key_cache, Tensor& value_cache, dim_t position,
+                 AttentionScratch& s, Tensor& out) const;
+  // Cross-attention: x [B, 1, D] over keys/values [N, H, S, Dh] of N source sentences; row b
+  // reads sentence sentence_of_row[b] (int32 [B]) and its first source_lengths[b] positions, so
+  // the hypotheses of a beam share one copy of their sentence's keys and values.
+  void step_cross(const Tensor& x, const Tensor& keys, const Tensor& values,
+                  const Tensor& sentence_of_row, const Tensor& source_lengths,
+                  AttentionScratch& s, Tensor& out) const;
 
   dim_t heads() const { return heads_; }
 

@@ -63,7 +63,6 @@ void Decoder::start(const EncoderOutput& encoded, dim_t max_steps, DecoderState&
   state.source_lengths_ = encoded.lengths;
   state.origin_.resize(static_cast<std::size_t>(batch));
   std::iota(state.origin_.begin(), state.origin_.end(), 0);
-  layers::padding_counts(encoded.lengths, heads_, 1, state.cross_visible_);
   state.layers_.resize(layers_.size());
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     LayerCache& cache = state.layers_[i];
@@ -95,20 +94,24 @@ void Decoder::step(DecoderState& state, const std::vector<std::int32_t>& previou
   LayerScratch& s = state.scratch_;
   embedding_(state.ids_, t, s.embedding, x);  // [B, 1, D] at position t
 
+  const Tensor sentence_of_row = Tensor::wrap(state.origin_.data(), {batch}, DataType::i32);
+  const Tensor source_lengths = Tensor::wrap(state.source_lengths_.data(), {batch}, DataType::i32);
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     const Layer& layer = layers_[i];
     LayerCache& cache = state.layers_[i];
     // Self-attention: write this position's keys/values into the cache, attend over 0..t.
     const Tensor& y = layer.self_block.pre(x, s.normed);
-    Tensor key_slot = cache.self_keys.slice(2, t, t + 1);
-    Tensor value_slot = cache.self_values.slice(2, t, t + 1);
-    layer.self_attention.project_qkv(y, key_slot, value_slot, s.attention);
-    layer.self_attention.attend_projected(cache.self_keys.slice(2, 0, t + 1),
-                                          cache.self_values.slice(2, 0, t + 1), nullptr,
-                                          s.attention, s.sublayer);
+    layer.self_attention.step_self(y, cache.self_keys, cache.self_values, t, s.attention,
+                                   s.sublayer);
     layer.self_block.post(s.sublayer, x);
     std::swap(x, s.sublayer);
-    cross_and_ffn(layer, cache.cross_keys, cache.cross_values, state.cross_visible_, x, s);
+    // Cross-attention: each row over its own sentence's keys/values.
+    const Tensor& z = layer.cross_block.pre(x, s.normed);
+    layer.cross_attention.step_cross(z, cache.cross_keys, cache.cross_values, sentence_of_row,
+                                     source_lengths, s.attention, s.sublayer);
+    layer.cross_block.post(s.sublayer, x);
+    std::swap(x, s.sublayer);
+    feed_forward(layer, x, s);
   }
   output(x, logits);
   logits.reshape({batch, logits.dim(-1)});
@@ -172,19 +175,16 @@ void Decoder::forward_layers(const EncoderOutput& encoded, const Tensor& target,
     layer.self_block.post(s.sublayer, x);
     std::swap(x, s.sublayer);
     layer.cross_attention.project_kv(encoded.memory, cross_keys, cross_values, s.attention);
-    cross_and_ffn(layer, cross_keys, cross_values, cross_visible, x, s);
+    const Tensor& z = layer.cross_block.pre(x, s.normed);
+    layer.cross_attention.attend(z, cross_keys, cross_values, &cross_visible, s.attention,
+                                 s.sublayer);
+    layer.cross_block.post(s.sublayer, x);
+    std::swap(x, s.sublayer);
+    feed_forward(layer, x, s);
   }
 }
 
-void Decoder::cross_and_ffn(const Layer& layer, const Tensor& cross_keys,
-                            const Tensor& cross_values, const Tensor& cross_visible, Tensor& x,
-                            LayerScratch& s) const {
-  const Tensor& y = layer.cross_block.pre(x, s.normed);
-  layer.cross_attention.attend(y, cross_keys, cross_values, &cross_visible, s.attention,
-                               s.sublayer);
-  layer.cross_block.post(s.sublayer, x);
-  std::swap(x, s.sublayer);
-
+void Decoder::feed_forward(const Layer& layer, Tensor& x, LayerScratch& s) const {
   const Tensor& z = layer.ffn_block.pre(x, s.normed);
   layer.ffn(z, s.sublayer, s.hidden, s.hidden2);
   layer.ffn_block.post(s.sublayer, x);

@@ -54,9 +54,8 @@ class Decoder {
   };
   // Every layer over the shifted target with a causal mask: x [B, T, D] before the final norm.
   void forward_layers(const EncoderOutput& encoded, const Tensor& target, Tensor& x) const;
-  // The part after self-attention, shared by step and forward_all: cross-attention, FFN.
-  void cross_and_ffn(const Layer& layer, const Tensor& cross_keys, const Tensor& cross_values,
-                     const Tensor& cross_visible, Tensor& x, LayerScratch& s) const;
+  // The feed-forward block of a layer (shared by step and forward_layers), in place on x.
+  void feed_forward(const Layer& layer, Tensor& x, LayerScratch& s) const;
   // Final norm + output projection: x [B, T, D] -> logits [B, T, V].
   void output(Tensor& x, Tensor& logits) const;
 

@@ -14,8 +14,10 @@ namespace s2s {
 struct LayerCache {
   Tensor self_keys;     // [B, H, C, Dh]: positions 0..step-1 are filled, C = capacity
   Tensor self_values;   // [B, H, C, Dh]
-  Tensor cross_keys;    // [B, H, S, Dh]: the encoder output projected once per batch
-  Tensor cross_values;  // [B, H, S, Dh]
+  // [N, H, S, Dh], one per source sentence (not per row: the hypotheses of a beam share it):
+  // the encoder output projected once per batch; rows find theirs through DecoderState::origin_.
+  Tensor cross_keys;
+  Tensor cross_values;
 };
 
 class DecoderState {
@@ -27,8 +29,7 @@ class DecoderState {
   // Row i of the new state is row rows[i] of the old one. The same row may appear several
   // times (beam replication) and rows may be dropped (finished sentences).
   // Cost: the self-attention caches' filled positions only (not their capacity); the
-  // cross-attention keys/values are left alone when every row keeps the source sentence it had
-  // (beams reordered within their sentence: the common case at every beam-search step).
+  // cross-attention keys/values never move (rows only change which sentence they point at).
   void select_rows(const std::vector<std::int32_t>& rows);
 
  private:
@@ -42,19 +43,18 @@ class DecoderState {
   dim_t step_ = 0;
   dim_t limit_ = 0;     // most steps this batch may take
   dim_t capacity_ = 0;  // positions the self-attention caches hold now
-  std::vector<std::int32_t> source_lengths_;
+  std::vector<std::int32_t> source_lengths_;  // of each row's source sentence
   std::vector<std::int32_t> origin_;  // the encoder row (source sentence) of each row
   std::vector<LayerCache> layers_;
-  Tensor cross_visible_;  // int32 [B, H, 1]: source length per row for cross-attention
   // Per-step temporaries.
   Tensor ids_;            // int32 [B, 1]
   Tensor x_;              // [B, 1, D]
   LayerScratch scratch_;
-  // Target buffers of the cache copies, swapped with the tensor copied: one per kind of cache,
-  // so that a cross-attention tensor [B, H, S, Dh] never ends up holding (and keeping, since
-  // states are reused across batches) a self-attention-sized buffer [B, H, C, Dh] or the reverse.
-  Tensor spare_self_;
-  Tensor spare_cross_;
+  // Targets of the copies in select_rows, swapped with what they replace (no allocation once
+  // they are large enough).
+  Tensor spare_;
+  std::vector<std::int32_t> spare_origin_;
+  std::vector<std::int32_t> spare_lengths_;
 };
 
 }  // namespace s2s

@@ -41,6 +41,15 @@ bool prepare_merge_heads(const Tensor& x, Tensor& y);
 bool prepare_gather_rows(const Tensor& table, const Tensor& ids, Tensor& out);
 bool prepare_topk(const Tensor& x, dim_t k, Tensor& values, Tensor& indices);
 
+// step_attention: the sizes it reads; checks every argument, sizes scores and out.
+struct StepAttentionDims {
+  dim_t rows = 0, caches = 0, heads = 0, keys = 0, head_dim = 0;
+  dim_t query_stride = 0;  // elements between query rows
+};
+StepAttentionDims prepare_step_attention(const Tensor& queries, const Tensor& keys,
+                                         const Tensor& values, const Tensor* cache_of_row,
+                                         const Tensor* visible, Tensor& scores, Tensor& out);
+
 // PackedMatmul: checks the weight and bias at construction (returns {K, N}) and x/y per call.
 struct PackedDims {
   dim_t in = 0;   // K

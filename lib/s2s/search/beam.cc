@@ -4,7 +4,6 @@
 #include <limits>
 
 #include "s2s/ops/softmax.h"
-#include "s2s/ops/topk.h"
 #include "s2s/search/greedy.h"
 #include "s2s/search/scoring_rules.h"
 
@@ -30,26 +29,59 @@ struct SentenceBeam {
   std::vector<Hypothesis> finished;
 };
 
-// log_probs = log-softmax of the logits; scores = log_probs + the parent's accumulated score
-// (Marian accumulates in float32 in this order), with <unk> (unless allowed) and the model's
-// suppressed tokens set to the lowest float so that they are never selected.
-void expand(const Model& model, const std::vector<Live>& live, const SearchOptions& options,
-            const Tensor& logits, Tensor& log_probs, Tensor& scores) {
-  ops::log_softmax(logits, log_probs);
-  const dim_t vocab = log_probs.dim(1);
-  const std::int32_t unk = model.config().unk_id;
-  scores.resize(log_probs.shape());
-  float* lp = log_probs.data<float>();
-  float* s = scores.data<float>();
+// The ids a row may not choose next, sorted: <unk> (unless allowed), </s> while the hypothesis is
+// shorter than the minimum length, and the model's suppressed tokens.
+void forbidden_ids(const Model& model, const SearchOptions& options, const Hypothesis& h,
+                   std::vector<std::int32_t>& ids) {
+  ids = model.config().suppressed_ids;
+  if (!options.allow_unk && model.config().unk_id >= 0) ids.push_back(model.config().unk_id);
+  if (static_cast<dim_t>(h.ids.size()) < options.min_length) ids.push_back(model.config().eos_id);
+  std::sort(ids.begin(), ids.end());
+}
+
+// Top-k of one row as a sorted list: best first, and an entry only displaces a strictly worse
+// one, so among equal scores the lower id (seen first) stays ahead.
+struct RowTopK {
+  float* values;
+  std::int32_t* ids;
+  dim_t k;
+  dim_t size = 0;
+
+  void offer(float score, std::int32_t id) {
+    if (size == k && !(score > values[k - 1])) return;
+    dim_t i = size < k ? size++ : k - 1;
+    for (; i > 0 && score > values[i - 1]; --i) {
+      values[i] = values[i - 1];
+      ids[i] = ids[i - 1];
+    }
+    values[i] = score;
+    ids[i] = id;
+  }
+};
+
+// For each live row r, the best k of  log_probs[r, v] + score of r  (Marian accumulates in
+// float32 in this order), forbidden ids scored as the lowest float: what a top-k of the whole
+// score matrix gives, in one pass over log_probs, without writing that matrix.
+void best_extensions(const Model& model, const std::vector<Live>& live,
+                     const SearchOptions& options, const Tensor& log_probs, dim_t k,
+                     Tensor& values, Tensor& indices) {
+  const dim_t rows = static_cast<dim_t>(live.size()), vocab = log_probs.dim(1);
+  values.resize({rows, k});
+  indices.resize({rows, k}, DataType::i32);
   const float lowest = std::numeric_limits<float>::lowest();
-  for (std::size_t r = 0; r < live.size(); ++r) {
-    const dim_t offset = static_cast<dim_t>(r) * vocab;
+#pragma omp parallel for schedule(static) if (rows > 1)
+  for (dim_t r = 0; r < rows; ++r) {
+    thread_local std::vector<std::int32_t> forbidden;
+    forbidden_ids(model, options, live[r].hypothesis, forbidden);
+    forbidden.push_back(static_cast<std::int32_t>(vocab));  // ends the last run
     const float base = live[r].hypothesis.score;
-    for (dim_t v = 0; v < vocab; ++v) s[offset + v] = lp[offset + v] + base;
-    if (!options.allow_unk && unk >= 0) s[offset + unk] = lowest;
-    if (static_cast<dim_t>(live[r].hypothesis.ids.size()) < options.min_length)
-      s[offset + model.config().eos_id] = lowest;
-    for (std::int32_t id : model.config().suppressed_ids) s[offset + id] = lowest;
+    const float* lp = log_probs.data<float>() + r * vocab;
+    RowTopK top{values.data<float>() + r * k, indices.data<std::int32_t>() + r * k, k};
+    std::int32_t v = 0;
+    for (std::int32_t stop : forbidden) {  // runs of allowed ids between forbidden ones
+      for (; v < std::min<std::int32_t>(stop, vocab); ++v) top.offer(lp[v] + base, v);
+      if (v < vocab && v == stop) top.offer(lowest, v++);
+    }
   }
 }
 
@@ -111,13 +143,14 @@ std::vector<std::vector<Hypothesis>> beam_search(const Model& model, const Encod
   thread_local DecoderState state;
   model.decoder().start(encoded, longest, state);
   std::vector<std::int32_t> previous(batch, model.decoder().start_id());
-  Tensor logits, log_probs, scores, top_values, top_indices;
+  Tensor logits, log_probs, top_values, top_indices;
   while (!live.empty()) {
     model.decoder().step(state, previous, logits);
-    expand(model, live, options, logits, log_probs, scores);
+    ops::log_softmax(logits, log_probs);
     dim_t k = 1;
     for (const SentenceBeam& beam : beams) k = std::max(k, beam.width);
-    ops::topk(scores, std::min(k, scores.dim(1)), top_values, top_indices);
+    best_extensions(model, live, options, log_probs, std::min(k, log_probs.dim(1)), top_values,
+                    top_indices);
 
     std::vector<Live> next;
     std::vector<std::int32_t> rows;  // parent state row of each next live hypothesis

@@ -1,0 +1,33 @@
+// step_attention: one query position per row attending over a key/value cache, every head in one
+// pass. This is the decoder's step (self-attention over its cache, cross-attention over the
+// projected encoder output); it replaces, for T = 1, the split_heads -> Q·Kᵀ -> softmax -> P·V ->
+// merge_heads chain, whose per-(row, head) products are tiny gemv calls.
+//
+// queries: f32 [R, D] (or [R, 1, D]), D = H·Dh, head h in columns [h·Dh, (h+1)·Dh); rows may be
+//          strided (a column slice of the fused Q/K/V projection), columns contiguous.
+// keys, values: f32 [N, H, L, Dh], views allowed (the first L positions of a larger cache) as long
+//          as Dh is contiguous.
+// cache_of_row: int32 [R] with values in [0, N): the cache row r reads (cross-attention keeps one
+//          cache per source sentence for all of its hypotheses); nullptr: row r reads cache r.
+// visible: int32 [R]: row r sees keys 0..visible[r]-1 (counts above L mean L, 0 gives a zero
+//          output row); nullptr: all L keys.
+// scale: multiplies q·k before the softmax (Marian scales the product, not the queries).
+// scores: scratch, resized to hold [R, H, L] floats if smaller (no allocation once large enough).
+// out: f32 [R, D] or [R, 1, D], contiguous: concat_h softmax(scale·q_h·K_hᵀ)·V_h.
+#pragma once
+
+#include "s2s/core/tensor.h"
+
+namespace s2s::ops {
+
+void step_attention(const Tensor& queries, const Tensor& keys, const Tensor& values,
+                    const Tensor* cache_of_row, const Tensor* visible, float scale,
+                    Tensor& scores, Tensor& out);
+
+namespace ref {
+void step_attention(const Tensor& queries, const Tensor& keys, const Tensor& values,
+                    const Tensor* cache_of_row, const Tensor* visible, float scale,
+                    Tensor& scores, Tensor& out);
+}  // namespace ref
+
+}  // namespace s2s::ops

@@ -1,0 +1,45 @@
+// Reference step_attention: the formula of step_attention.h head by head, in double.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "s2s/ops/detail.h"
+#include "s2s/ops/step_attention.h"
+
+namespace s2s::ops::ref {
+
+void step_attention(const Tensor& queries, const Tensor& keys, const Tensor& values,
+                    const Tensor* cache_of_row, const Tensor* visible, float scale,
+                    Tensor& scores, Tensor& out) {
+  const detail::StepAttentionDims d = detail::prepare_step_attention(
+      queries, keys, values, cache_of_row, visible, scores, out);
+  const Shape& ks = keys.strides();
+  const Shape& vs = values.strides();
+  for (dim_t r = 0; r < d.rows; ++r) {
+    const dim_t c = cache_of_row ? cache_of_row->data<std::int32_t>()[r] : r;
+    const dim_t n = visible ? std::min<dim_t>(visible->data<std::int32_t>()[r], d.keys) : d.keys;
+    for (dim_t h = 0; h < d.heads; ++h) {
+      const float* q = queries.data<float>() + r * d.query_stride + h * d.head_dim;
+      std::vector<double> p(static_cast<std::size_t>(n));
+      for (dim_t j = 0; j < n; ++j) {
+        const float* key = keys.data<float>() + c * ks[0] + h * ks[1] + j * ks[2];
+        double dot = 0.0;
+        for (dim_t i = 0; i < d.head_dim; ++i) dot += static_cast<double>(q[i]) * key[i];
+        p[j] = dot * scale;
+      }
+      const double max = n > 0 ? *std::max_element(p.begin(), p.end()) : 0.0;
+      double sum = 0.0;
+      for (double& x : p) sum += (x = std::exp(x - max));
+      float* o = out.data<float>() + (r * d.heads + h) * d.head_dim;
+      for (dim_t i = 0; i < d.head_dim; ++i) {
+        double acc = 0.0;
+        for (dim_t j = 0; j < n; ++j)
+          acc += p[j] * values.data<float>()[c * vs[0] + h * vs[1] + j * vs[2] + i];
+        o[i] = n > 0 ? static_cast<float>(acc / sum) : 0.0f;
+      }
+    }
+  }
+}
+
+}  // namespace s2s::ops::ref
