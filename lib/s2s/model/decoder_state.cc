@@ -16,10 +16,15 @@ void copy_filled(Tensor& tensor, const std::vector<std::int32_t>& rows, dim_t fi
   const float* from = tensor.data<float>();
   float* to = spare.data<float>();
   const std::size_t bytes = static_cast<std::size_t>(filled * head_dim) * sizeof(float);
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    for (dim_t h = 0; h < heads; ++h)
-      std::memcpy(to + (static_cast<dim_t>(i) * heads + h) * capacity * head_dim,
-                  from + (rows[i] * heads + h) * old_capacity * head_dim, bytes);
+  const dim_t pairs = static_cast<dim_t>(rows.size()) * heads;
+  // Both threads copy: one core alone does not saturate the memory bus, and the other would
+  // only spin at the next barrier meanwhile.
+#pragma omp parallel for schedule(static) if (pairs * filled * head_dim > 100000)
+  for (dim_t pair = 0; pair < pairs; ++pair) {
+    const dim_t i = pair / heads, h = pair % heads;
+    std::memcpy(to + pair * capacity * head_dim,
+                from + (rows[i] * heads + h) * old_capacity * head_dim, bytes);
+  }
   std::swap(tensor, spare);
 }
 
