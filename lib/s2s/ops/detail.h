@@ -61,8 +61,6 @@ bool prepare_packed_matmul(const Tensor& x, Tensor& y, dim_t in, dim_t out);
 // --- oneDNN paths (<op>_dnnl.cc); arguments are already checked and non-empty ----------------
 
 void matmul_dnnl(const Tensor& a, const Tensor& b, Tensor& c, const MatmulOptions& options);
-void softmax_dnnl(const Tensor& x, Tensor& y);
-void log_softmax_dnnl(const Tensor& x, Tensor& y);
 void layer_norm_dnnl(const Tensor& x, const Tensor& scale, const Tensor& bias, float epsilon,
                      Tensor& y);
 void activation_dnnl(Activation act, const Tensor& x, Tensor& y);

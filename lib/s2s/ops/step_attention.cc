@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "s2s/ops/detail.h"
+#include "s2s/ops/vector_exp.h"
 
 namespace s2s::ops {
 
@@ -94,11 +95,7 @@ void attend_one_head(const float* q, const float* k, std::int64_t k_stride, cons
     scores[j] = dot * scale;
     max = std::max(max, scores[j]);
   }
-  float sum = 0.0f;
-  for (std::int64_t j = 0; j < n; ++j) {
-    scores[j] = std::exp(scores[j] - max);
-    sum += scores[j];
-  }
+  const float sum = static_cast<float>(detail::exp_shifted(scores, max, n, scores));
   for (std::int64_t j = 0; j < n; ++j) {
     const float p = scores[j];
     const float* value = v + j * v_stride;
