@@ -15,6 +15,18 @@
 
 namespace s2s::ops::detail {
 
+// Row loops that the compiler vectorises get this: compiled for AVX-512, AVX2 and baseline
+// x86-64, the loader picking one at startup, so that the binary stays portable (no -march).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define S2S_TARGET_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define S2S_TARGET_CLONES
+#endif
+
+// Loops over at least this many elements in all are worth an OpenMP parallel region (entering
+// one costs a few microseconds).
+constexpr dim_t kParallelElements = dim_t{1} << 15;
+
 // --- shared helpers (common.cc) -------------------------------------------------------------
 
 // The output convention of matmul.h: an owned (or empty, default-constructed) tensor is resized;

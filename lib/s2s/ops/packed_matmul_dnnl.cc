@@ -43,30 +43,59 @@ memory::data_type compute_type(Precision p) {
   return memory::data_type::f32;
 }
 
-// Round to nearest even, as oneDNN's own conversion does.
-std::uint16_t to_bf16(float value) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &value, sizeof bits);
-  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((bits >> 16) | 0x40);
-  bits += 0x7fffu + ((bits >> 16) & 1u);
-  return static_cast<std::uint16_t>(bits >> 16);
+// Round to nearest even, as oneDNN's own conversion does; NaN stays NaN (quiet).
+S2S_TARGET_CLONES void convert_row_to_bf16(const float* x, dim_t n, std::uint16_t* out) {
+#pragma omp simd
+  for (dim_t i = 0; i < n; ++i) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &x[i], sizeof bits);
+    const std::uint32_t rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
+    const std::uint32_t nan = (bits >> 16) | 0x40u;
+    out[i] = static_cast<std::uint16_t>((bits & 0x7fffffffu) > 0x7f800000u ? nan : rounded);
+  }
 }
 
-void convert_to_bf16(const float* x, std::size_t count, std::uint16_t* out) {
-  for (std::size_t i = 0; i < count; ++i) out[i] = to_bf16(x[i]);
+S2S_TARGET_CLONES float row_abs_max(const float* x, dim_t n) {
+  float max = 0.0f;
+#pragma omp simd reduction(max : max)
+  for (dim_t i = 0; i < n; ++i) max = std::max(max, std::fabs(x[i]));
+  return max;
+}
+
+// q = round(x · inverse), rounding to nearest even (as lrintf does) by adding and removing
+// 1.5·2^23, which vectorises. No clamp: inverse = 127 / max|x| up to three roundings, so
+// |x · inverse| < 127.5 and rounds to at most 127.
+S2S_TARGET_CLONES void quantize_row(const float* x, dim_t n, float inverse, std::int8_t* q) {
+#pragma omp simd
+  for (dim_t i = 0; i < n; ++i) {
+    const float v = (x[i] * inverse + 12582912.0f) - 12582912.0f;
+    q[i] = static_cast<std::int8_t>(static_cast<std::int32_t>(v));
+  }
+}
+
+// y[c] = y[c] · scale + bias[c] (bias may be null).
+S2S_TARGET_CLONES void scale_row(float* y, dim_t n, float scale, const float* bias) {
+  if (bias) {
+#pragma omp simd
+    for (dim_t c = 0; c < n; ++c) y[c] = y[c] * scale + bias[c];
+  } else {
+#pragma omp simd
+    for (dim_t c = 0; c < n; ++c) y[c] *= scale;
+  }
+}
+
+void convert_to_bf16(const float* x, dim_t rows, dim_t cols, std::uint16_t* out) {
+#pragma omp parallel for schedule(static) if (rows > 1 && rows * cols >= detail::kParallelElements)
+  for (dim_t m = 0; m < rows; ++m) convert_row_to_bf16(x + m * cols, cols, out + m * cols);
 }
 
 // Symmetric per-row quantization: scale[m] = max|x[m, :]| / 127 (1 for an all-zero row).
 void quantize_rows(const float* x, dim_t rows, dim_t cols, std::int8_t* out, float* scales) {
+#pragma omp parallel for schedule(static) if (rows > 1 && rows * cols >= detail::kParallelElements)
   for (dim_t m = 0; m < rows; ++m) {
-    const float* row = x + m * cols;
-    float amax = 0.0f;
-    for (dim_t k = 0; k < cols; ++k) amax = std::max(amax, std::fabs(row[k]));
+    const float amax = row_abs_max(x + m * cols, cols);
     const float scale = amax > 0.0f ? amax / 127.0f : 1.0f;
-    const float inverse = 1.0f / scale;
-    std::int8_t* q = out + m * cols;
-    for (dim_t k = 0; k < cols; ++k)
-      q[k] = static_cast<std::int8_t>(std::lrintf(std::clamp(row[k] * inverse, -127.0f, 127.0f)));
+    quantize_row(x + m * cols, cols, 1.0f / scale, out + m * cols);
     scales[m] = scale;
   }
 }
@@ -166,7 +195,7 @@ void PackedMatmul::operator()(const Tensor& x, Tensor& y) const {
       break;
     case Precision::bf16:
       if (x_bf16.size() < count) x_bf16.resize(count);
-      convert_to_bf16(x.data<float>(), count, x_bf16.data());
+      convert_to_bf16(x.data<float>(), rows, in_, x_bf16.data());
       x_mem = memory(x_md, backend::engine(), x_bf16.data());
       break;
     case Precision::int8:
@@ -186,14 +215,10 @@ void PackedMatmul::operator()(const Tensor& x, Tensor& y) const {
   if (impl.precision == Precision::int8) {
     float* out = y.data<float>();
     const float* b = impl.bias_values.empty() ? nullptr : impl.bias_values.data();
-    for (dim_t m = 0; m < rows; ++m) {
-      float* row = out + m * out_;
-      const float s = x_scales[static_cast<std::size_t>(m)];
-      if (b != nullptr)
-        for (dim_t c = 0; c < out_; ++c) row[c] = row[c] * s + b[c];
-      else
-        for (dim_t c = 0; c < out_; ++c) row[c] *= s;
-    }
+    const float* scales = x_scales.data();
+    const dim_t n = out_;
+#pragma omp parallel for schedule(static) if (rows > 1 && rows * n >= detail::kParallelElements)
+    for (dim_t m = 0; m < rows; ++m) scale_row(out + m * n, n, scales[m], b);
   }
   flop_counter::add(2 * rows * in_ * out_);
 }

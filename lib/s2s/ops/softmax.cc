@@ -38,17 +38,7 @@ bool prepare_softmax(const Tensor& x, Tensor& y, const Tensor* visible, const ch
 
 namespace {
 
-// Rows of at least this many entries in all are worth a parallel region (a few microseconds).
-constexpr dim_t kParallelElements = 1 << 15;
-
-// The row kernels, compiled for AVX-512, AVX2 and baseline x86-64 (the loader picks).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define S2S_ROW_KERNEL __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define S2S_ROW_KERNEL
-#endif
-
-S2S_ROW_KERNEL float row_max(const float* x, dim_t n) {
+S2S_TARGET_CLONES float row_max(const float* x, dim_t n) {
   float max = x[0];
 #pragma omp simd reduction(max : max)
   for (dim_t i = 0; i < n; ++i) max = std::max(max, x[i]);
@@ -56,17 +46,17 @@ S2S_ROW_KERNEL float row_max(const float* x, dim_t n) {
 }
 
 // y[i] = exp(x[i] - max) for i < n (y may be null: only the sum); returns their sum.
-S2S_ROW_KERNEL double exp_row(const float* x, float max, dim_t n, float* y) {
+S2S_TARGET_CLONES double exp_row(const float* x, float max, dim_t n, float* y) {
   return exp_shifted(x, max, n, y);
 }
 
-S2S_ROW_KERNEL void scale_row(float scale, dim_t n, float* y) {
+S2S_TARGET_CLONES void scale_row(float scale, dim_t n, float* y) {
 #pragma omp simd
   for (dim_t i = 0; i < n; ++i) y[i] *= scale;
 }
 
 // y[i] = (x[i] - max) - log_sum: (x_i - max) first, so that large logits lose no precision.
-S2S_ROW_KERNEL void log_probs_row(const float* x, float max, float log_sum, dim_t n, float* y) {
+S2S_TARGET_CLONES void log_probs_row(const float* x, float max, float log_sum, dim_t n, float* y) {
 #pragma omp simd
   for (dim_t i = 0; i < n; ++i) y[i] = (x[i] - max) - log_sum;
 }

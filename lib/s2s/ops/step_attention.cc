@@ -78,10 +78,7 @@ namespace {
 
 // One (row, head): scores q·k_j·scale for the n visible keys, softmax, then Σ_j p_j·v_j.
 // Compiled for AVX-512, AVX2 and baseline x86-64 (the binary stays portable; the loader picks).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
-void attend_one_head(const float* q, const float* k, std::int64_t k_stride, const float* v,
+S2S_TARGET_CLONES void attend_one_head(const float* q, const float* k, std::int64_t k_stride, const float* v,
                      std::int64_t v_stride, std::int64_t n, std::int64_t head_dim, float scale,
                      float* scores, float* out) {
   for (std::int64_t i = 0; i < head_dim; ++i) out[i] = 0.0f;
