@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "s2s/ops/detail.h"
+#include "s2s/ops/flop_counter.h"
 #include "s2s/ops/vector_exp.h"
 
 namespace s2s::ops {
@@ -132,6 +133,11 @@ void step_attention(const Tensor& queries, const Tensor& keys, const Tensor& val
                     v + c * vs[0] + h * vs[1], vs[2], n, d.head_dim, scale,
                     s + pair * d.keys, o + pair * d.head_dim);
   }
+  // The products' work, as ops::matmul counts it (q·Kᵀ and p·V: 2·Dh per visible key each).
+  dim_t keys_read = 0;
+  for (dim_t r = 0; r < d.rows; ++r)
+    keys_read += counts ? std::min<dim_t>(counts[r], d.keys) : d.keys;
+  flop_counter::add(4 * keys_read * d.heads * d.head_dim);
 }
 
 }  // namespace s2s::ops
