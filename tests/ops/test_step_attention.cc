@@ -14,17 +14,22 @@ using namespace s2s;
 
 namespace {
 
+enum class Map { none, per_row, per_key };
+
 struct Case {
   dim_t rows, caches, heads, keys, capacity, head_dim;
-  bool map_rows, counts;
+  Map map;
+  bool counts;
 };
 
 const Case kCases[] = {
-    {1, 1, 1, 1, 1, 1, false, false},     // the smallest
-    {3, 3, 2, 5, 8, 4, false, false},     // keys a view of a larger cache
-    {8, 2, 4, 17, 17, 64, true, true},    // four hypotheses per sentence, padded sources
-    {40, 40, 8, 70, 128, 64, false, true},  // large enough for the parallel loop
-    {5, 5, 3, 9, 9, 7, false, true},      // odd head size
+    {1, 1, 1, 1, 1, 1, Map::none, false},       // the smallest
+    {3, 3, 2, 5, 8, 4, Map::none, false},       // keys a view of a larger cache
+    {8, 2, 4, 17, 17, 64, Map::per_row, true},  // four hypotheses per sentence, padded sources
+    {40, 40, 8, 70, 128, 64, Map::none, true},  // large enough for the parallel loop
+    {5, 5, 3, 9, 9, 7, Map::none, true},        // odd head size
+    {6, 8, 2, 12, 16, 8, Map::per_key, false},  // beam histories through a position-major cache
+    {40, 48, 8, 70, 96, 64, Map::per_key, true},  // the same, parallel
 };
 
 // Per-row counts from 0 to past L, with 0 and L + 3 forced into the first rows.
@@ -46,18 +51,30 @@ TEST_CASE("step_attention matches the reference", "[ops]") {
     // Queries as a column slice of a fused projection [R, 3D], as the decoder passes them.
     const Tensor projected = test::random_tensor({c.rows, 3 * d}, seed++, -2.0f, 2.0f);
     const Tensor queries = projected.slice(1, 0, d);
-    const Tensor key_cache = test::random_tensor({c.caches, c.heads, c.capacity, c.head_dim}, seed++);
-    const Tensor value_cache = test::random_tensor(key_cache.shape(), seed++);
-    const Tensor keys = key_cache.slice(2, 0, c.keys), values = value_cache.slice(2, 0, c.keys);
-    Tensor map = test::random_ids({c.rows}, seed++, 0, static_cast<std::int32_t>(c.caches - 1));
+    // Caches [N, H, L, Dh] as a view of [N, H, capacity, Dh]; per key: a view of the decoder's
+    // position-major [capacity, N, H, Dh].
+    const Shape cache_shape = c.map == Map::per_key
+                                  ? Shape{c.capacity, c.caches, c.heads, c.head_dim}
+                                  : Shape{c.caches, c.heads, c.capacity, c.head_dim};
+    const Tensor key_cache = test::random_tensor(cache_shape, seed++);
+    const Tensor value_cache = test::random_tensor(cache_shape, seed++);
+    const auto usable = [&](const Tensor& cache) {
+      return c.map == Map::per_key ? cache.slice(0, 0, c.keys).permuted({1, 2, 0, 3})
+                                   : cache.slice(2, 0, c.keys);
+    };
+    const Tensor keys = usable(key_cache), values = usable(value_cache);
+    const auto last_cache = static_cast<std::int32_t>(c.caches - 1);
+    const Tensor per_row = test::random_ids({c.rows}, seed++, 0, last_cache);
+    const Tensor per_key = test::random_ids({c.rows, c.keys + 2}, seed++, 0, last_cache);
     const Tensor visible = counts_for(c, seed++);
-    const Tensor* map_arg = c.map_rows ? &map : nullptr;
-    const Tensor* visible_arg = c.counts ? &visible : nullptr;
+    ops::StepAttentionRows rows;
+    if (c.map == Map::per_row) rows.cache_of_row = &per_row;
+    if (c.map == Map::per_key) rows.cache_of_key = &per_key;
+    if (c.counts) rows.visible = &visible;
     const float scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
     Tensor scores, out, ref_scores, expected;
-    ops::step_attention(queries, keys, values, map_arg, visible_arg, scale, scores, out);
-    ops::ref::step_attention(queries, keys, values, map_arg, visible_arg, scale, ref_scores,
-                             expected);
+    ops::step_attention(queries, keys, values, rows, scale, scores, out);
+    ops::ref::step_attention(queries, keys, values, rows, scale, ref_scores, expected);
     S2S_CHECK_CLOSE(out, expected, test::Tolerance::f32_dot);
     if (c.counts) {  // a row that sees no key gets zeros
       for (dim_t i = 0; i < d; ++i) CHECK(out.data<float>()[i] == 0.0f);
@@ -88,7 +105,9 @@ TEST_CASE("step_attention equals the general attention chain", "[ops]") {
   ops::merge_heads(context, expected);  // [R, 1, D]
 
   Tensor scratch, out;
-  ops::step_attention(queries, k, v, nullptr, &lengths, scale, scratch, out);
+  ops::StepAttentionRows padded;
+  padded.visible = &lengths;
+  ops::step_attention(queries, k, v, padded, scale, scratch, out);
   S2S_CHECK_CLOSE(out, expected, test::Tolerance::f32_dot);
 }
 
@@ -99,12 +118,14 @@ TEST_CASE("step_attention gives the same result on 1 and 2 threads", "[ops]") {
   const Tensor keys = test::random_tensor({c.caches, c.heads, c.keys, c.head_dim}, 301);
   const Tensor values = test::random_tensor(keys.shape(), 302);
   const Tensor visible = counts_for(c, 303);
+  ops::StepAttentionRows rows;
+  rows.visible = &visible;
   const int before = num_threads();
   Tensor scratch, one, two;
   set_num_threads(1);
-  ops::step_attention(queries, keys, values, nullptr, &visible, 0.125f, scratch, one);
+  ops::step_attention(queries, keys, values, rows, 0.125f, scratch, one);
   set_num_threads(2);
-  ops::step_attention(queries, keys, values, nullptr, &visible, 0.125f, scratch, two);
+  ops::step_attention(queries, keys, values, rows, 0.125f, scratch, two);
   set_num_threads(before);
   test::check_identical(two, one);
 }
@@ -113,17 +134,28 @@ TEST_CASE("step_attention rejects bad arguments", "[ops]") {
   const Tensor queries = test::random_tensor({2, 8}, 400);
   const Tensor keys = test::random_tensor({2, 2, 3, 4}, 401);
   Tensor scratch, out;
+  const auto call = [&](const Tensor& q, const ops::StepAttentionRows& rows) {
+    ops::step_attention(q, keys, keys, rows, 1.0f, scratch, out);
+  };
   const Tensor far = test::ids_of({0, 2});
-  CHECK_THROWS_WITH(ops::step_attention(queries, keys, keys, &far, nullptr, 1.0f, scratch, out),
-                    Catch::Contains("reads cache 2 of 2"));
+  ops::StepAttentionRows by_row;
+  by_row.cache_of_row = &far;
+  CHECK_THROWS_WITH(call(queries, by_row), Catch::Contains("reads cache 2 of 2"));
+  const Tensor far_key = test::ids_of({0, 1, 0, 1, 1, 5}, {2, 3});
+  ops::StepAttentionRows by_key;
+  by_key.cache_of_key = &far_key;
+  CHECK_THROWS_WITH(call(queries, by_key), Catch::Contains("row 1 reads cache 5 of 2"));
+  const Tensor short_table = test::ids_of({0, 1, 0, 1}, {2, 2});
+  by_key.cache_of_key = &short_table;
+  CHECK_THROWS_WITH(call(queries, by_key), Catch::Contains("expected [2, >= 3]"));
+  by_key.cache_of_row = &far;
+  CHECK_THROWS_WITH(call(queries, by_key), Catch::Contains("not both"));
   const Tensor negative = test::ids_of({1, -1});
-  CHECK_THROWS_WITH(
-      ops::step_attention(queries, keys, keys, nullptr, &negative, 1.0f, scratch, out),
-      Catch::Contains("negative"));
+  ops::StepAttentionRows counts;
+  counts.visible = &negative;
+  CHECK_THROWS_WITH(call(queries, counts), Catch::Contains("negative"));
   const Tensor wide = test::random_tensor({2, 9}, 402);
-  CHECK_THROWS_WITH(ops::step_attention(wide, keys, keys, nullptr, nullptr, 1.0f, scratch, out),
-                    Catch::Contains("expected [R, 8]"));
+  CHECK_THROWS_WITH(call(wide, {}), Catch::Contains("expected [R, 8]"));
   const Tensor three = test::random_tensor({3, 8}, 403);
-  CHECK_THROWS_WITH(ops::step_attention(three, keys, keys, nullptr, nullptr, 1.0f, scratch, out),
-                    Catch::Contains("need a cache_of_row map"));
+  CHECK_THROWS_WITH(call(three, {}), Catch::Contains("need a cache_of_row map"));
 }

@@ -156,6 +156,22 @@ Tensor Tensor::slice(int axis, dim_t begin, dim_t end) const {
   return t;
 }
 
+Tensor Tensor::permuted(const std::vector<int>& order) const {
+  S2S_CHECK(static_cast<int>(order.size()) == rank(), "permutation of ", order.size(),
+            " axes for ", to_string(shape_));
+  std::vector<bool> used(order.size(), false);
+  Tensor t = view();
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const int a = order[i];
+    S2S_CHECK(a >= 0 && a < rank() && !used[a], "axis ", a, " in a permutation of ",
+              to_string(shape_));
+    used[a] = true;
+    t.shape_[i] = shape_[a];
+    t.strides_[i] = strides_[a];
+  }
+  return t;
+}
+
 Tensor Tensor::clone() const {
   Tensor t(shape_, dtype_);
   t.copy_from(*this);

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <vector>
 
 #include "s2s/core/dtype.h"
 #include "s2s/core/error.h"
@@ -71,6 +72,8 @@ class Tensor {
   Tensor view() const;
   Tensor reshaped(const Shape& shape) const;                   // contiguous only; one dim may be -1
   Tensor slice(int axis, dim_t begin, dim_t end) const;        // strided view along one axis
+  // Strided view with the axes reordered: axis i of the view is axis order[i] of this tensor.
+  Tensor permuted(const std::vector<int>& order) const;
 
   // How many buffers tensors have allocated in this process (tests check that decoding steps
   // allocate none once a batch has started).

@@ -1,6 +1,8 @@
 #include "s2s/layers/attention.h"
 
 #include <cmath>
+#include <cstring>
+#include <vector>
 
 #include "s2s/ops/elementwise.h"
 #include "s2s/ops/matmul.h"
@@ -57,23 +59,55 @@ void MultiHeadAttention::attend(const Tensor& x, const Tensor& keys, const Tenso
   attend_projected(keys, values, visible, s, out);
 }
 
+namespace {
+
+// The position-major cache [C, R, H, Dh] gathered into [B, H, L, Dh] in row order, following
+// each row's history (the layout attend_projected takes).
+void gather_history(const Tensor& cache, const Tensor& history, dim_t batch, dim_t length,
+                    Tensor& out) {
+  const dim_t rows = cache.dim(1), heads = cache.dim(2), head_dim = cache.dim(3);
+  out.resize({batch, heads, length, head_dim});
+  const float* from = cache.data<float>();
+  float* to = out.data<float>();
+  const std::int32_t* slot = history.data<std::int32_t>();
+  const dim_t stride = history.dim(1);
+  for (dim_t b = 0; b < batch; ++b)
+    for (dim_t h = 0; h < heads; ++h)
+      for (dim_t j = 0; j < length; ++j)
+        std::memcpy(to + ((b * heads + h) * length + j) * head_dim,
+                    from + ((j * rows + slot[b * stride + j]) * heads + h) * head_dim,
+                    static_cast<std::size_t>(head_dim) * sizeof(float));
+}
+
+}  // namespace
+
 void MultiHeadAttention::step_self(const Tensor& x, Tensor& key_cache, Tensor& value_cache,
-                                   dim_t position, AttentionScratch& s, Tensor& out) const {
-  const Tensor keys = key_cache.slice(2, 0, position + 1);
-  const Tensor values = value_cache.slice(2, 0, position + 1);
-  Tensor key_slot = key_cache.slice(2, position, position + 1);
-  Tensor value_slot = value_cache.slice(2, position, position + 1);
+                                   dim_t position, const Tensor& history, AttentionScratch& s,
+                                   Tensor& out) const {
+  const dim_t batch = x.dim(0), d = d_model_;
+  // This step's slab, rows 0..B-1: [B, D] contiguous.
+  Tensor key_slab = key_cache.slice(0, position, position + 1).slice(1, 0, batch);
+  Tensor value_slab = value_cache.slice(0, position, position + 1).slice(1, 0, batch);
   if (max_distance_ > 0) {  // relative positions: the general path (OpenNMT-py models only)
+    Tensor key_slot = key_slab.reshaped({batch, heads_, 1, d / heads_});
+    Tensor value_slot = value_slab.reshaped({batch, heads_, 1, d / heads_});
     project_qkv(x, key_slot, value_slot, s);
-    attend_projected(keys, values, nullptr, s, out);
+    gather_history(key_cache, history, batch, position + 1, s.history_keys);
+    gather_history(value_cache, history, batch, position + 1, s.history_values);
+    attend_projected(s.history_keys, s.history_values, nullptr, s, out);
     return;
   }
-  const dim_t d = d_model_;
   projections_(x, s.projected);  // [B, 1, 3D]
-  ops::split_heads(s.projected.slice(-1, d, 2 * d), heads_, key_slot);
-  ops::split_heads(s.projected.slice(-1, 2 * d, 3 * d), heads_, value_slot);
-  ops::step_attention(s.projected.slice(-1, 0, d), keys, values, nullptr, nullptr, scale_,
-                      s.scores, s.merged);
+  key_slab.reshaped({batch, 1, d}).copy_from(s.projected.slice(-1, d, 2 * d));
+  value_slab.reshaped({batch, 1, d}).copy_from(s.projected.slice(-1, 2 * d, 3 * d));
+  // The caches seen as [R, H, position + 1, Dh], position j of row b at row history[b, j].
+  const std::vector<int> rows_first{1, 2, 0, 3};
+  const Tensor keys = key_cache.slice(0, 0, position + 1).permuted(rows_first);
+  const Tensor values = value_cache.slice(0, 0, position + 1).permuted(rows_first);
+  ops::StepAttentionRows rows;
+  rows.cache_of_key = &history;
+  ops::step_attention(s.projected.slice(-1, 0, d), keys, values, rows, scale_, s.scores,
+                      s.merged);
   o_(s.merged, out);
 }
 
@@ -81,8 +115,10 @@ void MultiHeadAttention::step_cross(const Tensor& x, const Tensor& keys, const T
                                     const Tensor& sentence_of_row, const Tensor& source_lengths,
                                     AttentionScratch& s, Tensor& out) const {
   q_(x, s.projected);  // [B, 1, D]
-  ops::step_attention(s.projected, keys, values, &sentence_of_row, &source_lengths, scale_,
-                      s.scores, s.merged);
+  ops::StepAttentionRows rows;
+  rows.cache_of_row = &sentence_of_row;
+  rows.visible = &source_lengths;
+  ops::step_attention(s.projected, keys, values, rows, scale_, s.scores, s.merged);
   o_(s.merged, out);
 }
 

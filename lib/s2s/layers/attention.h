@@ -25,6 +25,8 @@ struct AttentionScratch {
   Tensor merged;     // [B, T, D]: the heads' outputs side by side (the input of Wo)
   Tensor relative;   // [B, H, T, 2K+1]: query·R_Kᵀ, then attention mass per distance
   Tensor relative_context;  // [B, H, T, Dh]
+  Tensor history_keys;      // [B, H, L, Dh]: a step's keys in row order (relative positions only)
+  Tensor history_values;
 };
 
 enum class AttentionKind {
@@ -55,10 +57,12 @@ class MultiHeadAttention {
               AttentionScratch& s, Tensor& out) const;
 
   // One decoder step (T = 1), through the fused ops::step_attention kernel:
-  // Self-attention: x [B, 1, D]; this position's keys and values are written at `position` of
-  // the caches [B, H, C, Dh], then the query attends over positions 0..position.
+  // Self-attention: x [B, 1, D]. The caches are position-major [C, R, H, Dh] (see
+  // DecoderState): this step's keys and values go to slab `position`, rows 0..B-1; then row b
+  // attends over positions 0..position, reading position j from row history[b, j] of slab j
+  // (history: int32 [B, > position]).
   void step_self(const Tensor& x, Tensor& key_cache, Tensor& value_cache, dim_t position,
-                 AttentionScratch& s, Tensor& out) const;
+                 const Tensor& history, AttentionScratch& s, Tensor& out) const;
   // Cross-attention: x [B, 1, D] over keys/values [N, H, S, Dh] of N source sentences; row b
   // reads sentence sentence_of_row[b] (int32 [B]) and its first source_lengths[b] positions, so
   // the hypotheses of a beam share one copy of their sentence's keys and values.

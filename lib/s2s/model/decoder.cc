@@ -7,13 +7,6 @@
 #include "s2s/ops/softmax.h"
 
 namespace s2s {
-namespace {
-
-// Self-attention cache positions reserved at the start of a batch; they double when full.
-constexpr dim_t kInitialCacheSteps = 64;
-
-}  // namespace
-
 Decoder::Decoder(WeightStore& weights, const ModelConfig& config, Tensor embeddings,
                  Tensor positions)
     : heads_(config.heads),
@@ -48,26 +41,29 @@ Decoder::Decoder(WeightStore& weights, const ModelConfig& config, Tensor embeddi
                              config.output_bias);
 }
 
-DecoderState Decoder::start(const EncoderOutput& encoded, dim_t max_steps) const {
+DecoderState Decoder::start(const EncoderOutput& encoded, dim_t max_steps,
+                            dim_t max_rows) const {
   DecoderState state;
-  start(encoded, max_steps, state);
+  start(encoded, max_steps, state, max_rows);
   return state;
 }
 
-void Decoder::start(const EncoderOutput& encoded, dim_t max_steps, DecoderState& state) const {
+void Decoder::start(const EncoderOutput& encoded, dim_t max_steps, DecoderState& state,
+                    dim_t max_rows) const {
   const dim_t batch = encoded.memory.dim(0), source_len = encoded.memory.dim(1);
   const dim_t head_dim = d_model_ / heads_;
   state.step_ = 0;
   state.limit_ = max_steps;
-  state.capacity_ = std::min<dim_t>(max_steps, kInitialCacheSteps);
+  state.row_capacity_ = std::max(batch, max_rows);
   state.source_lengths_ = encoded.lengths;
   state.origin_.resize(static_cast<std::size_t>(batch));
   std::iota(state.origin_.begin(), state.origin_.end(), 0);
+  state.history_.resize({batch, max_steps}, DataType::i32);
   state.layers_.resize(layers_.size());
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     LayerCache& cache = state.layers_[i];
-    cache.self_keys.resize({batch, heads_, state.capacity_, head_dim});
-    cache.self_values.resize({batch, heads_, state.capacity_, head_dim});
+    cache.self_keys.resize({max_steps, state.row_capacity_, heads_, head_dim});
+    cache.self_values.resize({max_steps, state.row_capacity_, heads_, head_dim});
     cache.cross_keys.resize({batch, heads_, source_len, head_dim});
     cache.cross_values.resize({batch, heads_, source_len, head_dim});
     layers_[i].cross_attention.project_kv(encoded.memory, cache.cross_keys, cache.cross_values,
@@ -75,8 +71,9 @@ void Decoder::start(const EncoderOutput& encoded, dim_t max_steps, DecoderState&
   }
   // Size the step temporaries for the largest step now, so that steps never allocate.
   LayerScratch& s = state.scratch_;
-  s.attention.scores.resize({batch, heads_, 1, std::max(max_steps, source_len)});
-  s.attention.projected.resize({batch, 1, 3 * d_model_});  // a step's fused Q, K, V
+  const dim_t rows = state.row_capacity_;
+  s.attention.scores.resize({rows, heads_, 1, std::max(max_steps, source_len)});
+  s.attention.projected.resize({rows, 1, 3 * d_model_});  // a step's fused Q, K, V
 }
 
 void Decoder::step(DecoderState& state, const std::vector<std::int32_t>& previous,
@@ -87,7 +84,7 @@ void Decoder::step(DecoderState& state, const std::vector<std::int32_t>& previou
   if (t >= state.limit_)
     throw InternalError("decoder step " + std::to_string(t) + " beyond the limit of " +
                         std::to_string(state.limit_) + " steps");
-  state.reserve_next_step();
+  state.begin_step();
   state.ids_.resize({batch, 1}, DataType::i32);
   std::copy(previous.begin(), previous.end(), state.ids_.data<std::int32_t>());
   Tensor& x = state.x_;
@@ -101,8 +98,8 @@ void Decoder::step(DecoderState& state, const std::vector<std::int32_t>& previou
     LayerCache& cache = state.layers_[i];
     // Self-attention: write this position's keys/values into the cache, attend over 0..t.
     const Tensor& y = layer.self_block.pre(x, s.normed);
-    layer.self_attention.step_self(y, cache.self_keys, cache.self_values, t, s.attention,
-                                   s.sublayer);
+    layer.self_attention.step_self(y, cache.self_keys, cache.self_values, t, state.history_,
+                                   s.attention, s.sublayer);
     layer.self_block.post(s.sublayer, x);
     std::swap(x, s.sublayer);
     // Cross-attention: each row over its own sentence's keys/values.

@@ -21,12 +21,14 @@ class Decoder {
   Decoder(WeightStore& weights, const ModelConfig& config, Tensor embeddings, Tensor positions);
 
   // Prepares decoding of a batch for up to max_steps steps: projects the encoder output into
-  // every layer's cross-attention keys/values and reserves the self-attention caches.
-  DecoderState start(const EncoderOutput& encoded, dim_t max_steps) const;
+  // every layer's cross-attention keys/values and reserves the self-attention caches for up to
+  // max_rows rows per step (at least the batch; beam search: batch x beam size).
+  DecoderState start(const EncoderOutput& encoded, dim_t max_steps, dim_t max_rows = 0) const;
   // The same into an existing state, reusing its buffers where they are large enough: a
   // translator that keeps one state for all its batches allocates (and page-faults) its
   // caches once instead of once per batch.
-  void start(const EncoderOutput& encoded, dim_t max_steps, DecoderState& state) const;
+  void start(const EncoderOutput& encoded, dim_t max_steps, DecoderState& state,
+             dim_t max_rows = 0) const;
 
   // previous: int32 ids [B] of the tokens chosen at the previous step (start_id() at step 0).
   // logits: [B, V] raw scores for the next token.

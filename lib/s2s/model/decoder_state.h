@@ -1,7 +1,8 @@
 // DecoderState: everything one batch's step-by-step decoding keeps between steps. The model is
 // shared and immutable; this is per request. Beam search moves rows only through select_rows
 // (reorder by beam origin, or keep the rows still alive).
-// Shapes: B rows, H heads, C step capacity, S source length, Dh head dim.
+// Shapes: B rows now, R most rows of any step, H heads, S source length, Dh head dim,
+// N source sentences.
 #pragma once
 
 #include <cstdint>
@@ -12,8 +13,13 @@
 namespace s2s {
 
 struct LayerCache {
-  Tensor self_keys;     // [B, H, C, Dh]: positions 0..step-1 are filled, C = capacity
-  Tensor self_values;   // [B, H, C, Dh]
+  // [limit, R, H, Dh], position-major: slab t holds the keys/values that the rows of step t
+  // wrote, row by row. Row r's own history is slab j, row history_(r, j), for j <= t: when
+  // beams reorder, only that small table moves, never the keys and values. Allocated for the
+  // limit at once but written slab after slab, so the pages that are resident (and faulted in)
+  // follow the length decoded so far; nothing is ever copied to grow.
+  Tensor self_keys;
+  Tensor self_values;
   // [N, H, S, Dh], one per source sentence (not per row: the hypotheses of a beam share it):
   // the encoder output projected once per batch; rows find theirs through DecoderState::origin_.
   Tensor cross_keys;
@@ -27,32 +33,30 @@ class DecoderState {
   dim_t limit() const { return limit_; }
 
   // Row i of the new state is row rows[i] of the old one. The same row may appear several
-  // times (beam replication) and rows may be dropped (finished sentences).
-  // Cost: the self-attention caches' filled positions only (not their capacity); the
-  // cross-attention keys/values never move (rows only change which sentence they point at).
+  // times (beam replication, up to the rows given to Decoder::start) and rows may be dropped
+  // (finished sentences). Cost: B × step int32 entries of the history table; the caches of
+  // keys and values never move.
   void select_rows(const std::vector<std::int32_t>& rows);
 
  private:
   friend class Decoder;
 
-  // Makes room in the self-attention caches for position step_: capacity doubles (up to
-  // limit_) when full, so that memory follows the length decoded so far, not the limit
-  // (3 x the longest source), at the cost of copying the filled positions log2(limit) times.
-  void reserve_next_step();
+  // Records that each row's position step_ is its own row of slab step_.
+  void begin_step();
 
   dim_t step_ = 0;
-  dim_t limit_ = 0;     // most steps this batch may take
-  dim_t capacity_ = 0;  // positions the self-attention caches hold now
+  dim_t limit_ = 0;         // most steps this batch may take
+  dim_t row_capacity_ = 0;  // R: rows each slab holds
   std::vector<std::int32_t> source_lengths_;  // of each row's source sentence
   std::vector<std::int32_t> origin_;  // the encoder row (source sentence) of each row
   std::vector<LayerCache> layers_;
+  Tensor history_;  // int32 [B, limit_]: row r's position j is row history_[r, j] of slab j
   // Per-step temporaries.
   Tensor ids_;            // int32 [B, 1]
   Tensor x_;              // [B, 1, D]
   LayerScratch scratch_;
-  // Targets of the copies in select_rows, swapped with what they replace (no allocation once
-  // they are large enough).
-  Tensor spare_;
+  // Targets of the copies, swapped with what they replace (no allocation once large enough).
+  Tensor spare_history_;
   std::vector<std::int32_t> spare_origin_;
   std::vector<std::int32_t> spare_lengths_;
 };

@@ -12,6 +12,7 @@
 #include "s2s/ops/elementwise.h"
 #include "s2s/ops/matmul.h"
 #include "s2s/ops/packed_matmul.h"
+#include "s2s/ops/step_attention.h"
 
 namespace s2s::ops::detail {
 
@@ -56,11 +57,12 @@ bool prepare_topk(const Tensor& x, dim_t k, Tensor& values, Tensor& indices);
 // step_attention: the sizes it reads; checks every argument, sizes scores and out.
 struct StepAttentionDims {
   dim_t rows = 0, caches = 0, heads = 0, keys = 0, head_dim = 0;
-  dim_t query_stride = 0;  // elements between query rows
+  dim_t query_stride = 0;      // elements between query rows
+  dim_t key_table_stride = 0;  // entries between rows of cache_of_key
 };
 StepAttentionDims prepare_step_attention(const Tensor& queries, const Tensor& keys,
-                                         const Tensor& values, const Tensor* cache_of_row,
-                                         const Tensor* visible, Tensor& scores, Tensor& out);
+                                         const Tensor& values, const StepAttentionRows& rows,
+                                         Tensor& scores, Tensor& out);
 
 // PackedMatmul: checks the weight and bias at construction (returns {K, N}) and x/y per call.
 struct PackedDims {

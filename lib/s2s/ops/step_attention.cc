@@ -19,8 +19,8 @@ namespace s2s::ops {
 namespace detail {
 
 StepAttentionDims prepare_step_attention(const Tensor& queries, const Tensor& keys,
-                                         const Tensor& values, const Tensor* cache_of_row,
-                                         const Tensor* visible, Tensor& scores, Tensor& out) {
+                                         const Tensor& values, const StepAttentionRows& rows,
+                                         Tensor& scores, Tensor& out) {
   check_dtype(queries, DataType::f32, "step_attention queries");
   check_dtype(keys, DataType::f32, "step_attention keys");
   check_dtype(values, DataType::f32, "step_attention values");
@@ -42,24 +42,39 @@ StepAttentionDims prepare_step_attention(const Tensor& queries, const Tensor& ke
             model, "] or [R, 1, ", model, "] with contiguous columns");
   d.rows = queries.dim(0);
   d.query_stride = queries.strides()[0];
-  for (const Tensor* counts : {cache_of_row, visible}) {
+  for (const Tensor* counts : {rows.cache_of_row, rows.visible}) {
     if (!counts) continue;
     check_dtype(*counts, DataType::i32, "step_attention row counts");
     check_contiguous(*counts, "step_attention row counts");
     S2S_CHECK(counts->numel() == d.rows, "step_attention has ", counts->numel(),
               " per-row entries for ", d.rows, " rows");
   }
-  if (cache_of_row) {
-    const std::int32_t* cache = cache_of_row->data<std::int32_t>();
+  S2S_CHECK(!(rows.cache_of_row && rows.cache_of_key),
+            "step_attention takes a cache per row or per key, not both");
+  const auto check_cache = [&](std::int32_t cache, dim_t r) {
+    S2S_CHECK(cache >= 0 && cache < d.caches, "step_attention row ", r, " reads cache ", cache,
+              " of ", d.caches);
+  };
+  if (rows.cache_of_row) {
+    const std::int32_t* cache = rows.cache_of_row->data<std::int32_t>();
+    for (dim_t r = 0; r < d.rows; ++r) check_cache(cache[r], r);
+  } else if (rows.cache_of_key) {
+    const Tensor& table = *rows.cache_of_key;
+    check_dtype(table, DataType::i32, "step_attention cache_of_key");
+    check_contiguous(table, "step_attention cache_of_key");
+    S2S_CHECK(table.rank() == 2 && table.dim(0) == d.rows && table.dim(1) >= d.keys,
+              "step_attention cache_of_key is ", to_string(table.shape()), ", expected [", d.rows,
+              ", >= ", d.keys, "]");
+    d.key_table_stride = table.dim(1);
+    const std::int32_t* cache = table.data<std::int32_t>();
     for (dim_t r = 0; r < d.rows; ++r)
-      S2S_CHECK(cache[r] >= 0 && cache[r] < d.caches, "step_attention row ", r, " reads cache ",
-                cache[r], " of ", d.caches);
+      for (dim_t j = 0; j < d.keys; ++j) check_cache(cache[r * d.key_table_stride + j], r);
   } else {
     S2S_CHECK(d.caches == d.rows, "step_attention: ", d.rows, " rows and ", d.caches,
               " caches need a cache_of_row map");
   }
-  if (visible) {
-    const std::int32_t* counts = visible->data<std::int32_t>();
+  if (rows.visible) {
+    const std::int32_t* counts = rows.visible->data<std::int32_t>();
     for (dim_t r = 0; r < d.rows; ++r)
       S2S_CHECK(counts[r] >= 0, "step_attention visible count ", counts[r], " of row ", r,
                 " is negative");
@@ -77,16 +92,28 @@ StepAttentionDims prepare_step_attention(const Tensor& queries, const Tensor& ke
 
 namespace {
 
+// Where the keys (or values) of one (row, head) are: key j starts at
+// base + j·position_stride + (caches ? caches[j]·cache_stride : 0).
+struct HeadKeys {
+  const float* base;
+  std::int64_t position_stride;
+  std::int64_t cache_stride;
+  const std::int32_t* caches;  // per key, or null: base already points at the row's cache
+
+  const float* at(std::int64_t j) const {
+    return base + j * position_stride + (caches ? caches[j] * cache_stride : 0);
+  }
+};
+
 // One (row, head): scores q·k_j·scale for the n visible keys, softmax, then Σ_j p_j·v_j.
-// Compiled for AVX-512, AVX2 and baseline x86-64 (the binary stays portable; the loader picks).
-S2S_TARGET_CLONES void attend_one_head(const float* q, const float* k, std::int64_t k_stride, const float* v,
-                     std::int64_t v_stride, std::int64_t n, std::int64_t head_dim, float scale,
-                     float* scores, float* out) {
+S2S_TARGET_CLONES void attend_one_head(const float* q, HeadKeys k, HeadKeys v, std::int64_t n,
+                                       std::int64_t head_dim, float scale, float* scores,
+                                       float* out) {
   for (std::int64_t i = 0; i < head_dim; ++i) out[i] = 0.0f;
   if (n == 0) return;
   float max = -std::numeric_limits<float>::infinity();
   for (std::int64_t j = 0; j < n; ++j) {
-    const float* key = k + j * k_stride;
+    const float* key = k.at(j);
     float dot = 0.0f;
 #pragma omp simd reduction(+ : dot)
     for (std::int64_t i = 0; i < head_dim; ++i) dot += q[i] * key[i];
@@ -96,7 +123,7 @@ S2S_TARGET_CLONES void attend_one_head(const float* q, const float* k, std::int6
   const float sum = static_cast<float>(detail::exp_shifted(scores, max, n, scores));
   for (std::int64_t j = 0; j < n; ++j) {
     const float p = scores[j];
-    const float* value = v + j * v_stride;
+    const float* value = v.at(j);
 #pragma omp simd
     for (std::int64_t i = 0; i < head_dim; ++i) out[i] += p * value[i];
   }
@@ -108,15 +135,14 @@ S2S_TARGET_CLONES void attend_one_head(const float* q, const float* k, std::int6
 }  // namespace
 
 void step_attention(const Tensor& queries, const Tensor& keys, const Tensor& values,
-                    const Tensor* cache_of_row, const Tensor* visible, float scale,
-                    Tensor& scores, Tensor& out) {
-  const detail::StepAttentionDims d = detail::prepare_step_attention(
-      queries, keys, values, cache_of_row, visible, scores, out);
-  const std::int32_t* cache = cache_of_row ? cache_of_row->data<std::int32_t>() : nullptr;
-  const std::int32_t* counts = visible ? visible->data<std::int32_t>() : nullptr;
+                    const StepAttentionRows& rows, float scale, Tensor& scores, Tensor& out) {
+  const detail::StepAttentionDims d =
+      detail::prepare_step_attention(queries, keys, values, rows, scores, out);
+  const auto ids = [](const Tensor* t) { return t ? t->data<std::int32_t>() : nullptr; };
+  const std::int32_t* row_cache = ids(rows.cache_of_row);
+  const std::int32_t* key_cache = ids(rows.cache_of_key);
+  const std::int32_t* counts = ids(rows.visible);
   const float* q = queries.data<float>();
-  const float* k = keys.data<float>();
-  const float* v = values.data<float>();
   float* s = scores.data<float>();
   float* o = out.data<float>();
   const Shape& ks = keys.strides();
@@ -127,10 +153,12 @@ void step_attention(const Tensor& queries, const Tensor& keys, const Tensor& val
 #pragma omp parallel for schedule(static) if (parallel)
   for (dim_t pair = 0; pair < pairs; ++pair) {
     const dim_t r = pair / d.heads, h = pair % d.heads;
-    const dim_t c = cache ? cache[r] : r;
+    const dim_t c = key_cache ? 0 : row_cache ? row_cache[r] : r;
+    const std::int32_t* caches = key_cache ? key_cache + r * d.key_table_stride : nullptr;
+    const HeadKeys k{keys.data<float>() + c * ks[0] + h * ks[1], ks[2], ks[0], caches};
+    const HeadKeys v{values.data<float>() + c * vs[0] + h * vs[1], vs[2], vs[0], caches};
     const dim_t n = counts ? std::min<dim_t>(counts[r], d.keys) : d.keys;
-    attend_one_head(q + r * d.query_stride + h * d.head_dim, k + c * ks[0] + h * ks[1], ks[2],
-                    v + c * vs[0] + h * vs[1], vs[2], n, d.head_dim, scale,
+    attend_one_head(q + r * d.query_stride + h * d.head_dim, k, v, n, d.head_dim, scale,
                     s + pair * d.keys, o + pair * d.head_dim);
   }
   // The products' work, as ops::matmul counts it (q·Kᵀ and p·V: 2·Dh per visible key each).

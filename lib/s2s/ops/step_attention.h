@@ -9,6 +9,10 @@
 //          as Dh is contiguous.
 // cache_of_row: int32 [R] with values in [0, N): the cache row r reads (cross-attention keeps one
 //          cache per source sentence for all of its hypotheses); nullptr: row r reads cache r.
+// cache_of_key: int32 [R, M], M >= L, values in [0, N) (instead of cache_of_row): row r reads
+//          key/value j from cache cache_of_key[r, j]. The decoder's self-attention cache is
+//          position-major (what step t wrote sits in slab t, row by row); a row follows its
+//          hypothesis' history through the slabs this way, so beams never copy caches.
 // visible: int32 [R]: row r sees keys 0..visible[r]-1 (counts above L mean L, 0 gives a zero
 //          output row); nullptr: all L keys.
 // scale: multiplies q·k before the softmax (Marian scales the product, not the queries).
@@ -20,14 +24,19 @@
 
 namespace s2s::ops {
 
+// Which cache each row reads, and how many keys it sees (all optional; see above).
+struct StepAttentionRows {
+  const Tensor* cache_of_row = nullptr;
+  const Tensor* cache_of_key = nullptr;
+  const Tensor* visible = nullptr;
+};
+
 void step_attention(const Tensor& queries, const Tensor& keys, const Tensor& values,
-                    const Tensor* cache_of_row, const Tensor* visible, float scale,
-                    Tensor& scores, Tensor& out);
+                    const StepAttentionRows& rows, float scale, Tensor& scores, Tensor& out);
 
 namespace ref {
 void step_attention(const Tensor& queries, const Tensor& keys, const Tensor& values,
-                    const Tensor* cache_of_row, const Tensor* visible, float scale,
-                    Tensor& scores, Tensor& out);
+                    const StepAttentionRows& rows, float scale, Tensor& scores, Tensor& out);
 }  // namespace ref
 
 }  // namespace s2s::ops

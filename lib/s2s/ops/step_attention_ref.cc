@@ -10,20 +10,25 @@
 namespace s2s::ops::ref {
 
 void step_attention(const Tensor& queries, const Tensor& keys, const Tensor& values,
-                    const Tensor* cache_of_row, const Tensor* visible, float scale,
-                    Tensor& scores, Tensor& out) {
-  const detail::StepAttentionDims d = detail::prepare_step_attention(
-      queries, keys, values, cache_of_row, visible, scores, out);
+                    const StepAttentionRows& rows, float scale, Tensor& scores, Tensor& out) {
+  const detail::StepAttentionDims d =
+      detail::prepare_step_attention(queries, keys, values, rows, scores, out);
   const Shape& ks = keys.strides();
   const Shape& vs = values.strides();
   for (dim_t r = 0; r < d.rows; ++r) {
-    const dim_t c = cache_of_row ? cache_of_row->data<std::int32_t>()[r] : r;
-    const dim_t n = visible ? std::min<dim_t>(visible->data<std::int32_t>()[r], d.keys) : d.keys;
+    // The cache that row r reads key j from.
+    const auto cache = [&](dim_t j) -> dim_t {
+      if (rows.cache_of_key)
+        return rows.cache_of_key->data<std::int32_t>()[r * d.key_table_stride + j];
+      return rows.cache_of_row ? rows.cache_of_row->data<std::int32_t>()[r] : r;
+    };
+    const dim_t n =
+        rows.visible ? std::min<dim_t>(rows.visible->data<std::int32_t>()[r], d.keys) : d.keys;
     for (dim_t h = 0; h < d.heads; ++h) {
       const float* q = queries.data<float>() + r * d.query_stride + h * d.head_dim;
       std::vector<double> p(static_cast<std::size_t>(n));
       for (dim_t j = 0; j < n; ++j) {
-        const float* key = keys.data<float>() + c * ks[0] + h * ks[1] + j * ks[2];
+        const float* key = keys.data<float>() + cache(j) * ks[0] + h * ks[1] + j * ks[2];
         double dot = 0.0;
         for (dim_t i = 0; i < d.head_dim; ++i) dot += static_cast<double>(q[i]) * key[i];
         p[j] = dot * scale;
@@ -35,7 +40,7 @@ void step_attention(const Tensor& queries, const Tensor& keys, const Tensor& val
       for (dim_t i = 0; i < d.head_dim; ++i) {
         double acc = 0.0;
         for (dim_t j = 0; j < n; ++j)
-          acc += p[j] * values.data<float>()[c * vs[0] + h * vs[1] + j * vs[2] + i];
+          acc += p[j] * values.data<float>()[cache(j) * vs[0] + h * vs[1] + j * vs[2] + i];
         o[i] = n > 0 ? static_cast<float>(acc / sum) : 0.0f;
       }
     }

@@ -141,7 +141,7 @@ std::vector<std::vector<Hypothesis>> beam_search(const Model& model, const Encod
   const std::int32_t eos = model.config().eos_id;
   // One state per thread, kept across batches: its caches are allocated once, not per batch.
   thread_local DecoderState state;
-  model.decoder().start(encoded, longest, state);
+  model.decoder().start(encoded, longest, state, batch * options.beam_size);
   std::vector<std::int32_t> previous(batch, model.decoder().start_id());
   Tensor logits, log_probs, top_values, top_indices;
   while (!live.empty()) {
