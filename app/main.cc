@@ -7,9 +7,11 @@
 
 #include "commands.h"
 #include "interrupt.h"
+#include "s2s/core/allocator.h"
 #include "s2s/core/error.h"
 
 int main(int argc, char** argv) {
+  s2s::keep_large_allocations_mapped();
   CLI::App app{"s2s: fast CPU translation with Marian / OPUS-MT models"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "s2s 0.1.0");

@@ -11,7 +11,8 @@
 # Environment: S2S_BENCH_BUILD (build folder), S2S_BENCH_SENTENCES (default MODEL_DIR/sentences.txt),
 # S2S_BENCH_MAX_SENTENCES (default 500), S2S_BENCH_BATCH (default 32), S2S_BENCH_DEFAULT=0 (skip
 # the default model), S2S_BENCH_PRECISIONS (default "float32 int8 bfloat16").
-# After the batch-32 table of the bench model: single-sentence rows (batch 1, greedy).
+# After the batch-32 table of the bench model: single-sentence rows (batch 1, greedy), then beam 4
+# at a realistic output length (1.1 x the source) for peak memory.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -46,9 +47,9 @@ echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(grep -m1 'model name
      "git $(commit), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 header=--header
-run() {  # label model precision beam threads [batch [max-sentences]]
+run() {  # label model precision beam threads [batch [max-sentences [max-length-factor]]]
   "$BENCH" "$2" "$SENTENCES" --label "$1" --precision "$3" --beam-size "$4" --threads "$5" \
-    --batch-size "${6:-$BATCH}" --max-sentences "${7:-$MAX}" $header
+    --batch-size "${6:-$BATCH}" --max-sentences "${7:-$MAX}" --max-length-factor "${8:-3}" $header
   header=
 }
 
@@ -69,6 +70,12 @@ for precision in $PRECISIONS; do
   for threads in 1 2; do
     run base-random-single "$MODEL" "$precision" 1 "$threads" 1 12
   done
+done
+# Memory at a realistic output length: the bench model never stops before the length limit, so
+# with the default factor 3 every hypothesis runs to 3 x its source (the worst case for the
+# caches). Real translations are about as long as their source: factor 1.1, beam 4, 2 threads.
+for precision in $PRECISIONS; do
+  run base-random-1.1x "$MODEL" "$precision" 4 2 "$BATCH" "$MAX" 1.1
 done
 if [ "$DEFAULT" != 0 ]; then
   table en-de "$ROOT/models/en-de"

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "s2s/core/allocator.h"
 #include "s2s/core/error.h"
 #include "s2s/core/tensor.h"
 #include "s2s/core/threads.h"
@@ -117,6 +118,7 @@ struct Args {
   int beam_size = 1;
   int threads = 1;
   int batch_size = 32;
+  float max_length_factor = 3.0f;
   std::string precision = "float32";
   std::size_t max_sentences = 1000000;
   int gemm_size = 2048;
@@ -142,6 +144,7 @@ void run(const Args& args) {
 
   s2s::TranslateOptions options;
   options.search.beam_size = args.beam_size;
+  options.search.max_length_factor = args.max_length_factor;
   options.batch_size = args.batch_size;
   const s2s::Translator translator(model, options);
 
@@ -194,6 +197,7 @@ void run(const Args& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  s2s::keep_large_allocations_mapped();  // as the s2s CLI does, so that peak_MB is what users see
   Args args;
   CLI::App app{"s2s_bench: speed of one configuration (one table row; see bench/README.md)"};
   app.add_option("model", args.model, "Model folder")->required();
@@ -204,6 +208,10 @@ int main(int argc, char** argv) {
   app.add_option("--batch-size", args.batch_size, "Sentences per batch")
       ->check(CLI::PositiveNumber);
   app.add_option("--precision", args.precision, "float32, bfloat16 or int8 (linear layers)");
+  app.add_option("--max-length-factor", args.max_length_factor,
+                 "Longest translation as a multiple of the source length (the bench model "
+                 "always decodes to it)")
+      ->check(CLI::PositiveNumber);
   app.add_option("--max-sentences", args.max_sentences, "Use at most this many lines")
       ->check(CLI::PositiveNumber);
   app.add_option("--gemm-size", args.gemm_size, "Size n of the n x n x n reference product")

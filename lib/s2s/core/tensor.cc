@@ -105,6 +105,18 @@ void Tensor::resize(const Shape& shape, DataType dtype) {
   dtype_ = dtype;
 }
 
+void Tensor::reserve(std::size_t bytes) {
+  S2S_CHECK(buffer_ || data_ == nullptr, "cannot reserve memory for a view");
+  if (buffer_ && bytes <= capacity_) return;
+  buffer_ = allocate(bytes);
+  capacity_ = bytes;
+  data_ = buffer_.get();
+  if (nbytes() > capacity_) {  // keep the shape valid for the new buffer
+    shape_.assign(1, 0);
+    strides_ = contiguous_strides(shape_);
+  }
+}
+
 std::size_t Tensor::allocation_count() { return g_allocations.load(std::memory_order_relaxed); }
 
 void Tensor::reshape(const Shape& shape) {

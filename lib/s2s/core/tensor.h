@@ -44,6 +44,7 @@ class Tensor {
   bool empty() const { return numel() == 0; }
   bool is_contiguous() const;
   bool owns_buffer() const { return static_cast<bool>(buffer_); }
+  std::size_t capacity() const { return capacity_; }  // bytes of the owned buffer
 
   template <typename T>
   T* data() {
@@ -63,6 +64,10 @@ class Tensor {
   void resize(const Shape& shape);
   // Same, and the dtype may change.
   void resize(const Shape& shape, DataType dtype);
+
+  // Makes an owned (or default-constructed) tensor's buffer hold at least `bytes`, so that
+  // later resizes up to that size reuse it. Contents are unspecified afterwards.
+  void reserve(std::size_t bytes);
 
   // Gives a contiguous tensor (owned or view) another shape with the same element count,
   // keeping its data.

@@ -62,8 +62,15 @@ void Decoder::start(const EncoderOutput& encoded, dim_t max_steps, DecoderState&
   state.layers_.resize(layers_.size());
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     LayerCache& cache = state.layers_[i];
-    cache.self_keys.resize({max_steps, state.row_capacity_, heads_, head_dim});
-    cache.self_values.resize({max_steps, state.row_capacity_, heads_, head_dim});
+    // When the caches must be reallocated, room for batches up to twice as long, so that they
+    // are not reallocated (and faulted in again) for every slightly longer batch: decoding
+    // touches only the slabs it writes, so the reserve costs address space, not memory.
+    const Shape self_shape{max_steps, state.row_capacity_, heads_, head_dim};
+    const std::size_t bytes = static_cast<std::size_t>(num_elements(self_shape)) * sizeof(float);
+    for (Tensor* self_cache : {&cache.self_keys, &cache.self_values}) {
+      if (self_cache->capacity() < bytes) self_cache->reserve(2 * bytes);
+      self_cache->resize(self_shape);
+    }
     cache.cross_keys.resize({batch, heads_, source_len, head_dim});
     cache.cross_values.resize({batch, heads_, source_len, head_dim});
     layers_[i].cross_attention.project_kv(encoded.memory, cache.cross_keys, cache.cross_values,

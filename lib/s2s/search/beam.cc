@@ -143,7 +143,9 @@ std::vector<std::vector<Hypothesis>> beam_search(const Model& model, const Encod
   thread_local DecoderState state;
   model.decoder().start(encoded, longest, state, batch * options.beam_size);
   std::vector<std::int32_t> previous(batch, model.decoder().start_id());
-  Tensor logits, log_probs, top_values, top_indices;
+  // Kept across batches as the state is: [rows, V] logits are tens of MB, faulted in afresh
+  // for every batch if allocated per call.
+  thread_local Tensor logits, log_probs, top_values, top_indices;
   while (!live.empty()) {
     model.decoder().step(state, previous, logits);
     ops::log_softmax(logits, log_probs);
