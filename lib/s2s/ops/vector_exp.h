@@ -30,6 +30,11 @@ using i32x16 = std::int32_t __attribute__((vector_size(64)));
 #define S2S_INLINE inline __attribute__((always_inline))
 
 S2S_INLINE f32x16 exp16(f32x16 x) {
+  const i32x16 representable = x > -87.3f;  // all ones where 2^n is a normal float
+  // Clamp first (with bit masks: vector ?: is not portable between GCC and Clang), so that n
+  // and the exponent arithmetic below stay in range for any input.
+  const f32x16 lowest = f32x16{} - 87.3f;
+  x = (f32x16)(((i32x16)x & representable) | ((i32x16)lowest & ~representable));
   // Round to nearest by adding and removing 1.5·2^23.
   const f32x16 n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
   const f32x16 r = (x - n * 0.693359375f) + n * 2.12194440e-4f;
@@ -39,8 +44,7 @@ S2S_INLINE f32x16 exp16(f32x16 x) {
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
   p = p * r * r + r + 1.0f;
-  const i32x16 bits = (__builtin_convertvector(n, i32x16) + 127) << 23;
-  const i32x16 representable = x > -87.3f;  // all ones where 2^n is a normal float
+  const i32x16 bits = (__builtin_convertvector(n, i32x16) + 127) << 23;  // n + 127 in [1, 254]
   // A cast between vector types of one size reinterprets the bits.
   return (f32x16)((i32x16)(p * (f32x16)bits) & representable);
 }

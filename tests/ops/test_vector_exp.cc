@@ -1,0 +1,57 @@
+// ops/vector_exp.h: the exp behind every softmax, against std::exp (in double).
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "ops_test_util.h"
+#include "s2s/ops/vector_exp.h"
+
+using namespace s2s;
+using ops::detail::exp16;
+using ops::detail::f32x16;
+
+TEST_CASE("vector exp is within 2 ulp of std::exp on [-87, 88]", "[ops]") {
+  double worst = 0.0;
+  for (float start = -87.0f; start <= 88.0f; start += 16 * 0.0013f) {
+    f32x16 x;
+    for (int lane = 0; lane < 16; ++lane) x[lane] = std::min(88.0f, start + lane * 0.0013f);
+    const f32x16 y = exp16(x);
+    for (int lane = 0; lane < 16; ++lane) {
+      const double want = std::exp(static_cast<double>(x[lane]));
+      worst = std::max(worst, std::fabs(y[lane] - want) / want);
+    }
+  }
+  INFO("worst relative error " << worst);
+  CHECK(worst < 2 * std::numeric_limits<float>::epsilon());
+}
+
+TEST_CASE("vector exp gives 0 below the normal range and for -inf or NaN", "[ops]") {
+  f32x16 x = {};
+  x[0] = -87.5f;
+  x[1] = -1e30f;
+  x[2] = -std::numeric_limits<float>::infinity();
+  x[3] = std::numeric_limits<float>::quiet_NaN();
+  x[4] = -87.2f;  // still a normal float
+  const f32x16 y = exp16(x);
+  for (int lane = 0; lane < 4; ++lane) CHECK(y[lane] == 0.0f);
+  CHECK(y[4] == Approx(std::exp(static_cast<double>(-87.2f))).epsilon(1e-6));
+  CHECK(y[5] == 1.0f);
+}
+
+TEST_CASE("exp_shifted sums and writes every length, tails included", "[ops]") {
+  for (dim_t n : {1, 15, 16, 17, 255, 256, 257, 1000}) {
+    const Tensor x = test::random_tensor({n}, static_cast<unsigned>(n), -20.0f, 5.0f);
+    std::vector<float> y(static_cast<std::size_t>(n));
+    const double sum = ops::detail::exp_shifted(x.data<float>(), 5.0f, n, y.data());
+    double want = 0.0;
+    for (dim_t i = 0; i < n; ++i) {
+      // x - max rounded to float first, as the kernel computes it.
+      const double e = std::exp(static_cast<double>(x.data<float>()[i] - 5.0f));
+      CHECK(y[static_cast<std::size_t>(i)] == Approx(e).epsilon(1e-6));
+      want += e;
+    }
+    INFO("n " << n);
+    CHECK(sum == Approx(want).epsilon(1e-6));
+    CHECK(ops::detail::exp_shifted(x.data<float>(), 5.0f, n, nullptr) == sum);
+  }
+}
