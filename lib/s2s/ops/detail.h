@@ -18,7 +18,10 @@ namespace s2s::ops::detail {
 
 // Row loops that the compiler vectorises get this: compiled for AVX-512, AVX2 and baseline
 // x86-64, the loader picking one at startup, so that the binary stays portable (no -march).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+// Not under ThreadSanitizer: the loader runs the (instrumented) ifunc resolvers before the TSan
+// runtime is initialised, and the program crashes before main.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+    !defined(__SANITIZE_THREAD__)
 #define S2S_TARGET_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define S2S_TARGET_CLONES
