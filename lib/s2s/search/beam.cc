@@ -144,11 +144,12 @@ std::vector<std::vector<Hypothesis>> beam_search(const Model& model, const Encod
   model.decoder().start(encoded, longest, state, batch * options.beam_size);
   std::vector<std::int32_t> previous(batch, model.decoder().start_id());
   // Kept across batches as the state is: [rows, V] logits are tens of MB, faulted in afresh
-  // for every batch if allocated per call.
-  thread_local Tensor logits, log_probs, top_values, top_indices;
+  // for every batch if allocated per call. The log-softmax runs in place (the logits are not
+  // needed afterwards), so only one such matrix exists.
+  thread_local Tensor log_probs, top_values, top_indices;
   while (!live.empty()) {
-    model.decoder().step(state, previous, logits);
-    ops::log_softmax(logits, log_probs);
+    model.decoder().step(state, previous, log_probs);  // logits, then
+    ops::log_softmax(log_probs, log_probs);
     dim_t k = 1;
     for (const SentenceBeam& beam : beams) k = std::max(k, beam.width);
     best_extensions(model, live, options, log_probs, std::min(k, log_probs.dim(1)), top_values,
