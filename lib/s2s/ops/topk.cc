@@ -1,12 +1,9 @@
-// topk: argument checks, and the fast path itself, a partial sort per row (oneDNN 2.6 has no
-// top-k primitive). See topk.h.
+// topk: argument checks, and the fast path itself, one pass per row through TopKList (oneDNN
+// 2.6 has no top-k primitive). See topk.h.
 #include "s2s/ops/topk.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <limits>
-#include <numeric>
-#include <vector>
 
 #include "s2s/ops/detail.h"
 
@@ -37,21 +34,10 @@ bool prepare_topk(const Tensor& x, dim_t k, Tensor& values, Tensor& indices) {
 void topk(const Tensor& x, dim_t k, Tensor& values, Tensor& indices) {
   if (!detail::prepare_topk(x, k, values, indices)) return;
   const dim_t n = x.dim(1);
-  std::vector<std::int32_t> order(n);
   for (dim_t r = 0; r < x.dim(0); ++r) {
     const float* row = x.data<float>() + r * n;
-    std::iota(order.begin(), order.end(), 0);
-    // Larger value first; on equal values the lower index first.
-    std::partial_sort(order.begin(), order.begin() + k, order.end(),
-                      [row](std::int32_t i, std::int32_t j) {
-                        return row[i] > row[j] || (row[i] == row[j] && i < j);
-                      });
-    float* v = values.data<float>() + r * k;
-    std::int32_t* idx = indices.data<std::int32_t>() + r * k;
-    for (dim_t i = 0; i < k; ++i) {
-      idx[i] = order[i];
-      v[i] = row[order[i]];
-    }
+    TopKList top(values.data<float>() + r * k, indices.data<std::int32_t>() + r * k, k);
+    for (dim_t i = 0; i < n; ++i) top.offer(row[i], static_cast<std::int32_t>(i));
   }
 }
 

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "s2s/ops/softmax.h"
+#include "s2s/ops/topk.h"
 #include "s2s/search/greedy.h"
 #include "s2s/search/scoring_rules.h"
 
@@ -29,41 +30,30 @@ struct SentenceBeam {
   std::vector<Hypothesis> finished;
 };
 
-// The ids a row may not choose next, sorted: <unk> (unless allowed), </s> while the hypothesis is
-// shorter than the minimum length, and the model's suppressed tokens.
-void forbidden_ids(const Model& model, const SearchOptions& options, const Hypothesis& h,
-                   std::vector<std::int32_t>& ids) {
-  ids = model.config().suppressed_ids;
-  if (!options.allow_unk && model.config().unk_id >= 0) ids.push_back(model.config().unk_id);
-  if (static_cast<dim_t>(h.ids.size()) < options.min_length) ids.push_back(model.config().eos_id);
-  std::sort(ids.begin(), ids.end());
-}
+// The ids a row may not choose next, sorted and ended by the vocabulary size (the end of the
+// last run of allowed ids): <unk> (unless allowed) and the model's suppressed tokens, and in
+// `too_short` also </s>, for hypotheses shorter than the minimum length. Fixed for a search.
+struct ForbiddenIds {
+  std::vector<std::int32_t> always;
+  std::vector<std::int32_t> too_short;
 
-// Top-k of one row as a sorted list: best first, and an entry only displaces a strictly worse
-// one, so among equal scores the lower id (seen first) stays ahead.
-struct RowTopK {
-  float* values;
-  std::int32_t* ids;
-  dim_t k;
-  dim_t size = 0;
-
-  void offer(float score, std::int32_t id) {
-    if (size == k && !(score > values[k - 1])) return;
-    dim_t i = size < k ? size++ : k - 1;
-    for (; i > 0 && score > values[i - 1]; --i) {
-      values[i] = values[i - 1];
-      ids[i] = ids[i - 1];
+  ForbiddenIds(const Model& model, const SearchOptions& options, dim_t vocab) {
+    always = model.config().suppressed_ids;
+    if (!options.allow_unk && model.config().unk_id >= 0) always.push_back(model.config().unk_id);
+    too_short = always;
+    too_short.push_back(model.config().eos_id);
+    for (std::vector<std::int32_t>* ids : {&always, &too_short}) {
+      std::sort(ids->begin(), ids->end());
+      ids->push_back(static_cast<std::int32_t>(vocab));
     }
-    values[i] = score;
-    ids[i] = id;
   }
 };
 
 // For each live row r, the best k of  log_probs[r, v] + score of r  (Marian accumulates in
 // float32 in this order), forbidden ids scored as the lowest float: what a top-k of the whole
 // score matrix gives, in one pass over log_probs, without writing that matrix.
-void best_extensions(const Model& model, const std::vector<Live>& live,
-                     const SearchOptions& options, const Tensor& log_probs, dim_t k,
+void best_extensions(const std::vector<Live>& live, const SearchOptions& options,
+                     const ForbiddenIds& forbidden, const Tensor& log_probs, dim_t k,
                      Tensor& values, Tensor& indices) {
   const dim_t rows = static_cast<dim_t>(live.size()), vocab = log_probs.dim(1);
   values.resize({rows, k});
@@ -71,15 +61,14 @@ void best_extensions(const Model& model, const std::vector<Live>& live,
   const float lowest = std::numeric_limits<float>::lowest();
 #pragma omp parallel for schedule(static) if (rows > 1)
   for (dim_t r = 0; r < rows; ++r) {
-    thread_local std::vector<std::int32_t> forbidden;
-    forbidden_ids(model, options, live[r].hypothesis, forbidden);
-    forbidden.push_back(static_cast<std::int32_t>(vocab));  // ends the last run
-    const float base = live[r].hypothesis.score;
+    const Hypothesis& h = live[r].hypothesis;
+    const bool too_short = static_cast<dim_t>(h.ids.size()) < options.min_length;
     const float* lp = log_probs.data<float>() + r * vocab;
-    RowTopK top{values.data<float>() + r * k, indices.data<std::int32_t>() + r * k, k};
+    ops::TopKList top(values.data<float>() + r * k, indices.data<std::int32_t>() + r * k, k);
     std::int32_t v = 0;
-    for (std::int32_t stop : forbidden) {  // runs of allowed ids between forbidden ones
-      for (; v < std::min<std::int32_t>(stop, vocab); ++v) top.offer(lp[v] + base, v);
+    // Runs of allowed ids between forbidden ones.
+    for (std::int32_t stop : too_short ? forbidden.too_short : forbidden.always) {
+      for (; v < std::min<std::int32_t>(stop, vocab); ++v) top.offer(lp[v] + h.score, v);
       if (v < vocab && v == stop) top.offer(lowest, v++);
     }
   }
@@ -147,13 +136,14 @@ std::vector<std::vector<Hypothesis>> beam_search(const Model& model, const Encod
   // for every batch if allocated per call. The log-softmax runs in place (the logits are not
   // needed afterwards), so only one such matrix exists.
   thread_local Tensor log_probs, top_values, top_indices;
+  const ForbiddenIds forbidden(model, options, model.config().target_vocab_size);
   while (!live.empty()) {
     model.decoder().step(state, previous, log_probs);  // logits, then
     ops::log_softmax(log_probs, log_probs);
     dim_t k = 1;
     for (const SentenceBeam& beam : beams) k = std::max(k, beam.width);
-    best_extensions(model, live, options, log_probs, std::min(k, log_probs.dim(1)), top_values,
-                    top_indices);
+    best_extensions(live, options, forbidden, log_probs, std::min(k, log_probs.dim(1)),
+                    top_values, top_indices);
 
     std::vector<Live> next;
     std::vector<std::int32_t> rows;  // parent state row of each next live hypothesis
