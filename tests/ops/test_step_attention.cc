@@ -5,6 +5,7 @@
 
 #include "ops_test_util.h"
 #include "s2s/core/threads.h"
+#include "s2s/ops/convert.h"
 #include "s2s/ops/matmul.h"
 #include "s2s/ops/softmax.h"
 #include "s2s/ops/step_attention.h"
@@ -62,7 +63,13 @@ TEST_CASE("step_attention matches the reference", "[ops]") {
       return c.map == Map::per_key ? cache.slice(0, 0, c.keys).permuted({1, 2, 0, 3})
                                    : cache.slice(2, 0, c.keys);
     };
-    const Tensor keys = usable(key_cache), values = usable(value_cache);
+    // The int8 and bfloat16 precisions keep the caches in bfloat16.
+    const DataType cache_type = GENERATE(DataType::f32, DataType::bf16);
+    INFO("caches " << dtype_name(cache_type));
+    Tensor stored_keys, stored_values;
+    ops::convert(key_cache, cache_type, stored_keys);
+    ops::convert(value_cache, cache_type, stored_values);
+    const Tensor keys = usable(stored_keys), values = usable(stored_values);
     const auto last_cache = static_cast<std::int32_t>(c.caches - 1);
     const Tensor per_row = test::random_ids({c.rows}, seed++, 0, last_cache);
     const Tensor per_key = test::random_ids({c.rows, c.keys + 2}, seed++, 0, last_cache);
@@ -158,4 +165,11 @@ TEST_CASE("step_attention rejects bad arguments", "[ops]") {
   CHECK_THROWS_WITH(call(wide, {}), Catch::Contains("expected [R, 8]"));
   const Tensor three = test::random_tensor({3, 8}, 403);
   CHECK_THROWS_WITH(call(three, {}), Catch::Contains("need a cache_of_row map"));
+  Tensor half_keys;
+  ops::convert(keys, DataType::bf16, half_keys);
+  CHECK_THROWS_WITH(ops::step_attention(queries, half_keys, keys, {}, 1.0f, scratch, out),
+                    Catch::Contains("values is float32, expected bfloat16"));
+  const Tensor int_keys = test::random_ids({2, 2, 3, 4}, 404, 0, 9);
+  CHECK_THROWS_WITH(ops::step_attention(queries, int_keys, int_keys, {}, 1.0f, scratch, out),
+                    Catch::Contains("expected float32 or bfloat16"));
 }

@@ -8,6 +8,7 @@
 #include <limits>
 #include <unordered_set>
 
+#include "s2s/core/bfloat16.h"
 #include "s2s/formats/npy.h"
 
 namespace s2s::formats {
@@ -79,10 +80,7 @@ float float_at(std::uint8_t type, const std::uint8_t* data, std::size_t i) {
   }
   std::uint16_t h;
   std::memcpy(&h, data + 2 * i, 2);
-  if (type == kF16) return half_to_float(h);
-  const std::uint32_t bits = static_cast<std::uint32_t>(h) << 16;  // bfloat16: upper half of f32
-  std::memcpy(&f, &bits, 4);
-  return f;
+  return type == kF16 ? half_to_float(h) : bf16_to_float(h);
 }
 
 std::int64_t int_at(std::uint8_t type, const std::uint8_t* data, std::size_t i) {

@@ -9,6 +9,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "s2s/core/bfloat16.h"
 #include "s2s/formats/npy.h"
 
 namespace s2s::formats {
@@ -214,13 +215,7 @@ Tensor SafetensorsFile::read_tensor(const std::string& name) const {
     for (std::size_t i = 0; i < nbytes / 2; ++i) {
       std::uint16_t h;
       std::memcpy(&h, src + 2 * i, 2);  // the data may be unaligned
-      if (bf16) {
-        // bfloat16 is the upper half of a binary32.
-        const std::uint32_t bits = static_cast<std::uint32_t>(h) << 16;
-        std::memcpy(&out[i], &bits, 4);
-      } else {
-        out[i] = half_to_float(h);
-      }
+      out[i] = bf16 ? bf16_to_float(h) : half_to_float(h);
     }
     return t;
   }

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <vector>
 
+#include "s2s/core/bfloat16.h"
+#include "s2s/ops/convert.h"
 #include "s2s/ops/elementwise.h"
 #include "s2s/ops/matmul.h"
 #include "s2s/ops/relative_position.h"
@@ -35,21 +37,36 @@ MultiHeadAttention::MultiHeadAttention(WeightStore& weights, const std::string& 
   }
 }
 
+namespace {
+
+// ops::split_heads into y of either cache type: a bfloat16 y (a cache of the int8 and bfloat16
+// precisions) gets the heads through the float32 scratch `converted`. An owned y keeps its type.
+void split_heads_into(const Tensor& x, dim_t heads, Tensor& y, Tensor& converted) {
+  if (y.dtype() == DataType::f32) {
+    ops::split_heads(x, heads, y);
+    return;
+  }
+  ops::split_heads(x, heads, converted);
+  ops::convert(converted, y.dtype(), y);
+}
+
+}  // namespace
+
 void MultiHeadAttention::project_qkv(const Tensor& x, Tensor& keys, Tensor& values,
                                      AttentionScratch& s) const {
   const dim_t d = d_model_;
   projections_(x, s.projected);  // [B, T, 3D]
   ops::split_heads(s.projected.slice(-1, 0, d), heads_, s.queries);
-  ops::split_heads(s.projected.slice(-1, d, 2 * d), heads_, keys);
-  ops::split_heads(s.projected.slice(-1, 2 * d, 3 * d), heads_, values);
+  split_heads_into(s.projected.slice(-1, d, 2 * d), heads_, keys, s.converted);
+  split_heads_into(s.projected.slice(-1, 2 * d, 3 * d), heads_, values, s.converted);
 }
 
 void MultiHeadAttention::project_kv(const Tensor& memory, Tensor& keys, Tensor& values,
                                     AttentionScratch& s) const {
   const dim_t d = d_model_;
   projections_(memory, s.projected);  // [B, L, 2D]
-  ops::split_heads(s.projected.slice(-1, 0, d), heads_, keys);
-  ops::split_heads(s.projected.slice(-1, d, 2 * d), heads_, values);
+  split_heads_into(s.projected.slice(-1, 0, d), heads_, keys, s.converted);
+  split_heads_into(s.projected.slice(-1, d, 2 * d), heads_, values, s.converted);
 }
 
 void MultiHeadAttention::attend(const Tensor& x, const Tensor& keys, const Tensor& values,
@@ -61,22 +78,29 @@ void MultiHeadAttention::attend(const Tensor& x, const Tensor& keys, const Tenso
 
 namespace {
 
-// The position-major cache [C, R, H, Dh] gathered into [B, H, L, Dh] in row order, following
-// each row's history (the layout attend_projected takes).
+// The position-major cache [C, R, H, Dh] (float32 or bfloat16) gathered into float32
+// [B, H, L, Dh] in row order, following each row's history (the layout attend_projected takes).
 void gather_history(const Tensor& cache, const Tensor& history, dim_t batch, dim_t length,
                     Tensor& out) {
   const dim_t rows = cache.dim(1), heads = cache.dim(2), head_dim = cache.dim(3);
-  out.resize({batch, heads, length, head_dim});
-  const float* from = cache.data<float>();
+  out.resize({batch, heads, length, head_dim}, DataType::f32);
+  const bool bf16 = cache.dtype() == DataType::bf16;
   float* to = out.data<float>();
   const std::int32_t* slot = history.data<std::int32_t>();
   const dim_t stride = history.dim(1);
   for (dim_t b = 0; b < batch; ++b)
     for (dim_t h = 0; h < heads; ++h)
-      for (dim_t j = 0; j < length; ++j)
-        std::memcpy(to + ((b * heads + h) * length + j) * head_dim,
-                    from + ((j * rows + slot[b * stride + j]) * heads + h) * head_dim,
-                    static_cast<std::size_t>(head_dim) * sizeof(float));
+      for (dim_t j = 0; j < length; ++j) {
+        const dim_t from = ((j * rows + slot[b * stride + j]) * heads + h) * head_dim;
+        float* row = to + ((b * heads + h) * length + j) * head_dim;
+        if (bf16) {
+          const auto* in = static_cast<const bfloat16_bits*>(cache.raw()) + from;
+          for (dim_t i = 0; i < head_dim; ++i) row[i] = bf16_to_float(in[i]);
+        } else {
+          std::memcpy(row, cache.data<float>() + from,
+                      static_cast<std::size_t>(head_dim) * sizeof(float));
+        }
+      }
 }
 
 }  // namespace
@@ -98,8 +122,10 @@ void MultiHeadAttention::step_self(const Tensor& x, Tensor& key_cache, Tensor& v
     return;
   }
   projections_(x, s.projected);  // [B, 1, 3D]
-  key_slab.reshaped({batch, 1, d}).copy_from(s.projected.slice(-1, d, 2 * d));
-  value_slab.reshaped({batch, 1, d}).copy_from(s.projected.slice(-1, 2 * d, 3 * d));
+  Tensor key_rows = key_slab.reshaped({batch, 1, d});
+  Tensor value_rows = value_slab.reshaped({batch, 1, d});
+  ops::convert(s.projected.slice(-1, d, 2 * d), key_cache.dtype(), key_rows);
+  ops::convert(s.projected.slice(-1, 2 * d, 3 * d), value_cache.dtype(), value_rows);
   // The caches seen as [R, H, position + 1, Dh], position j of row b at row history[b, j].
   const std::vector<int> rows_first{1, 2, 0, 3};
   const Tensor keys = key_cache.slice(0, 0, position + 1).permuted(rows_first);

@@ -27,6 +27,7 @@ struct AttentionScratch {
   Tensor relative_context;  // [B, H, T, Dh]
   Tensor history_keys;      // [B, H, L, Dh]: a step's keys in row order (relative positions only)
   Tensor history_values;
+  Tensor converted;  // [B, H, L, Dh] float32 keys or values on their way into a bfloat16 cache
 };
 
 enum class AttentionKind {
@@ -43,20 +44,23 @@ class MultiHeadAttention {
                      dim_t d_model, dim_t heads, dim_t relative_max_distance = 0);
 
   // Self-attention: x [B, T, D] -> the queries (kept in s.queries for attend_projected) and
-  // keys, values [B, H, T, Dh] (may be views: cache slots).
+  // keys, values [B, H, T, Dh] (may be views: cache slots; float32, or bfloat16 for the caches
+  // of the int8 and bfloat16 precisions).
   void project_qkv(const Tensor& x, Tensor& keys, Tensor& values, AttentionScratch& s) const;
   // The queries of the last project_qkv attend over keys/values [B, H, L, Dh] (views allowed).
   // visible: int32 counts [B, H, T] or nullptr (all L keys visible). out: [B, T, D].
   void attend_projected(const Tensor& keys, const Tensor& values, const Tensor* visible,
                         AttentionScratch& s, Tensor& out) const;
 
-  // Cross-attention: memory [B, L, D] -> keys, values [B, H, L, Dh].
+  // Cross-attention: memory [B, L, D] -> keys, values [B, H, L, Dh] (float32 or bfloat16,
+  // whatever type they have; an empty tensor is float32).
   void project_kv(const Tensor& memory, Tensor& keys, Tensor& values, AttentionScratch& s) const;
   // x [B, T, D] attends over keys/values as attend_projected does.
   void attend(const Tensor& x, const Tensor& keys, const Tensor& values, const Tensor* visible,
               AttentionScratch& s, Tensor& out) const;
 
-  // One decoder step (T = 1), through the fused ops::step_attention kernel:
+  // One decoder step (T = 1), through the fused ops::step_attention kernel; the caches are
+  // float32 or bfloat16 (the new keys and values rounded to nearest even as they are written):
   // Self-attention: x [B, 1, D]. The caches are position-major [C, R, H, Dh] (see
   // DecoderState): this step's keys and values go to slab `position`, rows 0..B-1; then row b
   // attends over positions 0..position, reading position j from row history[b, j] of slab j

@@ -12,6 +12,8 @@ Decoder::Decoder(WeightStore& weights, const ModelConfig& config, Tensor embeddi
     : heads_(config.heads),
       d_model_(config.d_model),
       start_id_(config.decoder_start_id),
+      cache_dtype_(weights.linear_precision() == ops::Precision::f32 ? DataType::f32
+                                                                     : DataType::bf16),
       embedding_(weights, "decoder", std::move(embeddings), std::move(positions), config),
       has_final_norm_(config.final_norm) {
   const dim_t d = config.d_model;
@@ -66,13 +68,14 @@ void Decoder::start(const EncoderOutput& encoded, dim_t max_steps, DecoderState&
     // are not reallocated (and faulted in again) for every slightly longer batch: decoding
     // touches only the slabs it writes, so the reserve costs address space, not memory.
     const Shape self_shape{max_steps, state.row_capacity_, heads_, head_dim};
-    const std::size_t bytes = static_cast<std::size_t>(num_elements(self_shape)) * sizeof(float);
+    const std::size_t bytes =
+        static_cast<std::size_t>(num_elements(self_shape)) * dtype_size(cache_dtype_);
     for (Tensor* self_cache : {&cache.self_keys, &cache.self_values}) {
       if (self_cache->capacity() < bytes) self_cache->reserve(2 * bytes);
-      self_cache->resize(self_shape);
+      self_cache->resize(self_shape, cache_dtype_);
     }
-    cache.cross_keys.resize({batch, heads_, source_len, head_dim});
-    cache.cross_values.resize({batch, heads_, source_len, head_dim});
+    cache.cross_keys.resize({batch, heads_, source_len, head_dim}, cache_dtype_);
+    cache.cross_values.resize({batch, heads_, source_len, head_dim}, cache_dtype_);
     layers_[i].cross_attention.project_kv(encoded.memory, cache.cross_keys, cache.cross_values,
                                           state.scratch_.attention);
   }

@@ -64,6 +64,10 @@ class Decoder {
   dim_t heads_;
   dim_t d_model_;
   std::int32_t start_id_;
+  // Of the key/value caches of step(): float32, or bfloat16 when the linear layers run in
+  // bfloat16 or int8. That halves the caches, most of the memory of a beam-4 batch beyond the
+  // weights (bench/NOTES.md); those precisions round their activations more coarsely anyway.
+  DataType cache_dtype_;
   layers::Embedding embedding_;
   std::vector<Layer> layers_;
   bool has_final_norm_;

@@ -12,6 +12,7 @@
 
 namespace s2s {
 
+// The caches hold float32, or bfloat16 with the int8 and bfloat16 precisions (Decoder).
 struct LayerCache {
   // [limit, R, H, Dh], position-major: slab t holds the keys/values that the rows of step t
   // wrote, row by row. Row r's own history is slab j, row history_(r, j), for j <= t: when

@@ -43,18 +43,6 @@ memory::data_type compute_type(Precision p) {
   return memory::data_type::f32;
 }
 
-// Round to nearest even, as oneDNN's own conversion does; NaN stays NaN (quiet).
-S2S_TARGET_CLONES void convert_row_to_bf16(const float* x, dim_t n, std::uint16_t* out) {
-#pragma omp simd
-  for (dim_t i = 0; i < n; ++i) {
-    std::uint32_t bits;
-    std::memcpy(&bits, &x[i], sizeof bits);
-    const std::uint32_t rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
-    const std::uint32_t nan = (bits >> 16) | 0x40u;
-    out[i] = static_cast<std::uint16_t>((bits & 0x7fffffffu) > 0x7f800000u ? nan : rounded);
-  }
-}
-
 S2S_TARGET_CLONES float row_abs_max(const float* x, dim_t n) {
   float max = 0.0f;
 #pragma omp simd reduction(max : max)
@@ -86,7 +74,7 @@ S2S_TARGET_CLONES void scale_row(float* y, dim_t n, float scale, const float* bi
 
 void convert_to_bf16(const float* x, dim_t rows, dim_t cols, std::uint16_t* out) {
 #pragma omp parallel for schedule(static) if (rows > 1 && rows * cols >= detail::kParallelElements)
-  for (dim_t m = 0; m < rows; ++m) convert_row_to_bf16(x + m * cols, cols, out + m * cols);
+  for (dim_t m = 0; m < rows; ++m) detail::convert_row_to_bf16(x + m * cols, cols, out + m * cols);
 }
 
 // Symmetric per-row quantization: scale[m] = max|x[m, :]| / 127 (1 for an all-zero row).

@@ -22,8 +22,9 @@ StepAttentionDims prepare_step_attention(const Tensor& queries, const Tensor& ke
                                          const Tensor& values, const StepAttentionRows& rows,
                                          Tensor& scores, Tensor& out) {
   check_dtype(queries, DataType::f32, "step_attention queries");
-  check_dtype(keys, DataType::f32, "step_attention keys");
-  check_dtype(values, DataType::f32, "step_attention values");
+  S2S_CHECK(keys.dtype() == DataType::f32 || keys.dtype() == DataType::bf16,
+            "step_attention keys are ", dtype_name(keys.dtype()), ", expected float32 or bfloat16");
+  check_dtype(values, keys.dtype(), "step_attention values");
   S2S_CHECK(keys.rank() == 4, "step_attention keys are ", to_string(keys.shape()),
             ", expected [N, H, L, Dh]");
   S2S_CHECK(values.shape() == keys.shape(), "step_attention values ", to_string(values.shape()),
@@ -93,51 +94,70 @@ StepAttentionDims prepare_step_attention(const Tensor& queries, const Tensor& ke
 namespace {
 
 // Where the keys (or values) of one (row, head) are: key j starts at
-// base + j·position_stride + (caches ? caches[j]·cache_stride : 0).
+// base + j·position_stride + (caches ? caches[j]·cache_stride : 0). T: float, or bfloat16_bits
+// for the bfloat16 caches of the int8 and bfloat16 precisions.
+template <typename T>
 struct HeadKeys {
-  const float* base;
+  const T* base;
   std::int64_t position_stride;
   std::int64_t cache_stride;
   const std::int32_t* caches;  // per key, or null: base already points at the row's cache
 
-  const float* at(std::int64_t j) const {
+  const T* at(std::int64_t j) const {
     return base + j * position_stride + (caches ? caches[j] * cache_stride : 0);
   }
 };
 
+inline float widen(float x) { return x; }
+inline float widen(bfloat16_bits x) { return bf16_to_float(x); }
+
 // One (row, head): scores q·k_j·scale for the n visible keys, softmax, then Σ_j p_j·v_j.
-S2S_TARGET_CLONES void attend_one_head(const float* q, HeadKeys k, HeadKeys v, std::int64_t n,
-                                       std::int64_t head_dim, float scale, float* scores,
-                                       float* out) {
+// Always inlined into the target_clones entry points below, so that it is compiled for each.
+template <typename T>
+inline __attribute__((always_inline)) void attend_head(const float* q, HeadKeys<T> k, HeadKeys<T> v,
+                                                       std::int64_t n, std::int64_t head_dim,
+                                                       float scale, float* scores, float* out) {
   for (std::int64_t i = 0; i < head_dim; ++i) out[i] = 0.0f;
   if (n == 0) return;
   float max = -std::numeric_limits<float>::infinity();
   for (std::int64_t j = 0; j < n; ++j) {
-    const float* key = k.at(j);
+    const T* key = k.at(j);
     float dot = 0.0f;
 #pragma omp simd reduction(+ : dot)
-    for (std::int64_t i = 0; i < head_dim; ++i) dot += q[i] * key[i];
+    for (std::int64_t i = 0; i < head_dim; ++i) dot += q[i] * widen(key[i]);
     scores[j] = dot * scale;
     max = std::max(max, scores[j]);
   }
   const float sum = static_cast<float>(detail::exp_shifted(scores, max, n, scores));
   for (std::int64_t j = 0; j < n; ++j) {
     const float p = scores[j];
-    const float* value = v.at(j);
+    const T* value = v.at(j);
 #pragma omp simd
-    for (std::int64_t i = 0; i < head_dim; ++i) out[i] += p * value[i];
+    for (std::int64_t i = 0; i < head_dim; ++i) out[i] += p * widen(value[i]);
   }
   const float inv = 1.0f / sum;
 #pragma omp simd
   for (std::int64_t i = 0; i < head_dim; ++i) out[i] *= inv;
 }
 
-}  // namespace
+S2S_TARGET_CLONES void attend_one_head(const float* q, HeadKeys<float> k, HeadKeys<float> v,
+                                       std::int64_t n, std::int64_t head_dim, float scale,
+                                       float* scores, float* out) {
+  attend_head(q, k, v, n, head_dim, scale, scores, out);
+}
 
-void step_attention(const Tensor& queries, const Tensor& keys, const Tensor& values,
-                    const StepAttentionRows& rows, float scale, Tensor& scores, Tensor& out) {
-  const detail::StepAttentionDims d =
-      detail::prepare_step_attention(queries, keys, values, rows, scores, out);
+S2S_TARGET_CLONES void attend_one_head(const float* q, HeadKeys<bfloat16_bits> k,
+                                       HeadKeys<bfloat16_bits> v, std::int64_t n,
+                                       std::int64_t head_dim, float scale, float* scores,
+                                       float* out) {
+  attend_head(q, k, v, n, head_dim, scale, scores, out);
+}
+
+// All (row, head) pairs, the caches holding T.
+template <typename T>
+void attend_all(const detail::StepAttentionDims& d, const Tensor& queries, const Tensor& keys,
+                const Tensor& values, const StepAttentionRows& rows, float scale, Tensor& scores,
+                Tensor& out) {
   const auto ids = [](const Tensor* t) { return t ? t->data<std::int32_t>() : nullptr; };
   const std::int32_t* row_cache = ids(rows.cache_of_row);
   const std::int32_t* key_cache = ids(rows.cache_of_key);
@@ -147,6 +167,8 @@ void step_attention(const Tensor& queries, const Tensor& keys, const Tensor& val
   float* o = out.data<float>();
   const Shape& ks = keys.strides();
   const Shape& vs = values.strides();
+  const T* key_data = static_cast<const T*>(keys.raw());
+  const T* value_data = static_cast<const T*>(values.raw());
   const dim_t pairs = d.rows * d.heads;
   // Below ~100k multiply-adds a parallel region costs more than it saves (a few microseconds).
   const bool parallel = pairs > 1 && pairs * d.keys * d.head_dim > 50000;
@@ -155,12 +177,25 @@ void step_attention(const Tensor& queries, const Tensor& keys, const Tensor& val
     const dim_t r = pair / d.heads, h = pair % d.heads;
     const dim_t c = key_cache ? 0 : row_cache ? row_cache[r] : r;
     const std::int32_t* caches = key_cache ? key_cache + r * d.key_table_stride : nullptr;
-    const HeadKeys k{keys.data<float>() + c * ks[0] + h * ks[1], ks[2], ks[0], caches};
-    const HeadKeys v{values.data<float>() + c * vs[0] + h * vs[1], vs[2], vs[0], caches};
+    const HeadKeys<T> k{key_data + c * ks[0] + h * ks[1], ks[2], ks[0], caches};
+    const HeadKeys<T> v{value_data + c * vs[0] + h * vs[1], vs[2], vs[0], caches};
     const dim_t n = counts ? std::min<dim_t>(counts[r], d.keys) : d.keys;
     attend_one_head(q + r * d.query_stride + h * d.head_dim, k, v, n, d.head_dim, scale,
                     s + pair * d.keys, o + pair * d.head_dim);
   }
+}
+
+}  // namespace
+
+void step_attention(const Tensor& queries, const Tensor& keys, const Tensor& values,
+                    const StepAttentionRows& rows, float scale, Tensor& scores, Tensor& out) {
+  const detail::StepAttentionDims d =
+      detail::prepare_step_attention(queries, keys, values, rows, scores, out);
+  if (keys.dtype() == DataType::bf16)
+    attend_all<bfloat16_bits>(d, queries, keys, values, rows, scale, scores, out);
+  else
+    attend_all<float>(d, queries, keys, values, rows, scale, scores, out);
+  const std::int32_t* counts = rows.visible ? rows.visible->data<std::int32_t>() : nullptr;
   // The products' work, as ops::matmul counts it (q·Kᵀ and p·V: 2·Dh per visible key each).
   dim_t keys_read = 0;
   for (dim_t r = 0; r < d.rows; ++r)

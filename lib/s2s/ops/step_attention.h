@@ -5,8 +5,9 @@
 //
 // queries: f32 [R, D] (or [R, 1, D]), D = H·Dh, head h in columns [h·Dh, (h+1)·Dh); rows may be
 //          strided (a column slice of the fused Q/K/V projection), columns contiguous.
-// keys, values: f32 [N, H, L, Dh], views allowed (the first L positions of a larger cache) as long
-//          as Dh is contiguous.
+// keys, values: [N, H, L, Dh], both float32 or both bfloat16 (the caches of the int8 and bfloat16
+//          precisions, widened exactly as they are read), views allowed (the first L positions of
+//          a larger cache) as long as Dh is contiguous.
 // cache_of_row: int32 [R] with values in [0, N): the cache row r reads (cross-attention keeps one
 //          cache per source sentence for all of its hypotheses); nullptr: row r reads cache r.
 // cache_of_key: int32 [R, M], M >= L, values in [0, N) (instead of cache_of_row): row r reads

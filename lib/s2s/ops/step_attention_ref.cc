@@ -15,6 +15,12 @@ void step_attention(const Tensor& queries, const Tensor& keys, const Tensor& val
       detail::prepare_step_attention(queries, keys, values, rows, scores, out);
   const Shape& ks = keys.strides();
   const Shape& vs = values.strides();
+  // Element i of the keys or values, whichever type the caches hold.
+  const auto element = [](const Tensor& t, dim_t i) -> double {
+    if (t.dtype() == DataType::bf16)
+      return bf16_to_float(static_cast<const bfloat16_bits*>(t.raw())[i]);
+    return t.data<float>()[i];
+  };
   for (dim_t r = 0; r < d.rows; ++r) {
     // The cache that row r reads key j from.
     const auto cache = [&](dim_t j) -> dim_t {
@@ -28,9 +34,9 @@ void step_attention(const Tensor& queries, const Tensor& keys, const Tensor& val
       const float* q = queries.data<float>() + r * d.query_stride + h * d.head_dim;
       std::vector<double> p(static_cast<std::size_t>(n));
       for (dim_t j = 0; j < n; ++j) {
-        const float* key = keys.data<float>() + cache(j) * ks[0] + h * ks[1] + j * ks[2];
+        const dim_t key = cache(j) * ks[0] + h * ks[1] + j * ks[2];
         double dot = 0.0;
-        for (dim_t i = 0; i < d.head_dim; ++i) dot += static_cast<double>(q[i]) * key[i];
+        for (dim_t i = 0; i < d.head_dim; ++i) dot += q[i] * element(keys, key + i);
         p[j] = dot * scale;
       }
       const double max = n > 0 ? *std::max_element(p.begin(), p.end()) : 0.0;
@@ -40,7 +46,7 @@ void step_attention(const Tensor& queries, const Tensor& keys, const Tensor& val
       for (dim_t i = 0; i < d.head_dim; ++i) {
         double acc = 0.0;
         for (dim_t j = 0; j < n; ++j)
-          acc += p[j] * values.data<float>()[cache(j) * vs[0] + h * vs[1] + j * vs[2] + i];
+          acc += p[j] * element(values, cache(j) * vs[0] + h * vs[1] + j * vs[2] + i);
         o[i] = n > 0 ? static_cast<float>(acc / sum) : 0.0f;
       }
     }
