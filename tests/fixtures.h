@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -44,13 +45,21 @@ inline const std::vector<FixtureModel>& all_fixtures() {
   return list;
 }
 
-inline std::shared_ptr<const Model> load_fixture(const FixtureModel& f) {
+// The entry of all_fixtures() called `name`.
+inline const FixtureModel& fixture_named(const std::string& name) {
+  for (const FixtureModel& f : all_fixtures())
+    if (name == f.name) return f;
+  throw std::invalid_argument("no fixture model " + name);
+}
+
+inline std::shared_ptr<const Model> load_fixture(const FixtureModel& f,
+                                                 ops::Precision precision = ops::Precision::f32) {
   formats::SpmPaths spm;
   if (f.spm_from) {
     spm.source = data_path(std::string("models/") + f.spm_from + "/source.spm");
     spm.target = data_path(std::string("models/") + f.spm_from + "/target.spm");
   }
-  return formats::load_model(data_path(std::string("models/") + f.name), spm);
+  return formats::load_model(data_path(std::string("models/") + f.name), spm, precision);
 }
 
 inline SearchOptions greedy_options(const FixtureModel& f) {

@@ -7,41 +7,19 @@
 #include <fstream>
 
 #include "s2s/batch/batch.h"
-#include "s2s/formats/npz.h"
 #include "s2s/search/greedy.h"
 #include "fixtures.h"
+#include "model/golden.h"
 
 namespace s2s {
 namespace {
 
 constexpr double kTolerance = 1e-4;  // relative error on float32 logits (DESIGN.md §4)
 
-struct Golden {
-  formats::NpzArchive npz;
-  explicit Golden(const std::string& name)
-      : npz(test::data_path("golden/" + name + ".npz")) {}
-  Tensor get(const char* key) const { return npz.read_tensor(key); }
-};
-
-std::vector<std::int32_t> row(const Tensor& ids, dim_t b, dim_t length) {
-  const std::int32_t* p = ids.data<std::int32_t>() + b * ids.dim(1);
-  return std::vector<std::int32_t>(p, p + length);
-}
-
-std::vector<std::int32_t> lengths_of(const Tensor& t) {
-  const std::int32_t* p = t.data<std::int32_t>();
-  return std::vector<std::int32_t>(p, p + t.numel());
-}
-
-// The reference's greedy ids of sentence b (the golden array is right-padded with -1).
-std::vector<std::int32_t> greedy_row(const Tensor& greedy_ids, dim_t b) {
-  std::vector<std::int32_t> ids;
-  for (dim_t t = 0; t < greedy_ids.dim(1); ++t) {
-    const std::int32_t id = greedy_ids.data<std::int32_t>()[b * greedy_ids.dim(1) + t];
-    if (id >= 0) ids.push_back(id);
-  }
-  return ids;
-}
+using test::Golden;
+using test::greedy_row;
+using test::lengths_of;
+using test::row;
 
 // Zeroes positions t >= lengths[b] of a [B, T, ...] tensor, so padded rows compare equal.
 void zero_padding(Tensor& t, const std::vector<std::int32_t>& lengths) {
@@ -103,7 +81,7 @@ TEST_CASE("fixture models match the numpy references", "[model][parity]") {
       // Greedy decoding, each sentence alone: step logits and tokens.
       const Tensor greedy_ids = golden.get("greedy_ids");
       const Tensor greedy_logits = golden.get("greedy_logits");
-      double worst = 0.0, worst_normwise = 0.0;
+      test::StepErrors worst;
       for (dim_t b = 0; b < batch; ++b) {
         const std::vector<std::int32_t> expected = greedy_row(greedy_ids, b);
         const Batch one = make_batch({row(src_ids, b, src_lengths[b])});
@@ -112,23 +90,11 @@ TEST_CASE("fixture models match the numpy references", "[model][parity]") {
         const std::vector<Hypothesis> hyps =
             greedy_search(*model, enc1, test::greedy_options(fixture));
         CHECK(hyps[0].ids == expected);
-
-        DecoderState state = model->decoder().start(enc1, static_cast<dim_t>(expected.size()));
-        std::int32_t previous = model->decoder().start_id();
-        Tensor step_logits;
-        for (std::size_t t = 0; t < expected.size(); ++t) {
-          model->decoder().step(state, {previous}, step_logits);
-          const Tensor want = greedy_logits.slice(0, b, b + 1).slice(1, t, t + 1).clone();
-          Tensor got = step_logits.view();
-          got.reshape(want.shape());
-          worst = std::max(worst, test::compare(got, want).max_rel_error);
-          worst_normwise = std::max(worst_normwise, test::compare(got, want, 1.0).max_rel_error);
-          previous = expected[t];
-        }
+        worst.merge(test::step_logit_errors(*model, enc1, expected, greedy_logits, b));
       }
       std::printf("parity %-32s %-20s max rel error %.2g (norm-wise %.2g)\n", name,
-                  "greedy step logits", worst, worst_normwise);
-      CHECK(worst <= kTolerance);
+                  "greedy step logits", worst.elementwise, worst.normwise);
+      CHECK(worst.elementwise <= kTolerance);
     }
   }
 }

@@ -7,8 +7,14 @@ Run with Debian's /usr/bin/python3 (python3-numpy, python3-sentencepiece, python
 All arithmetic is float32 (numpy matmul / elementwise ops on float32 arrays); the only float64
 use is math.erf inside gelu (result cast back to float32).
 
+load_model(folder, precision) can emulate s2s's `--precision bfloat16|int8` (precision_ref.py):
+the linear layers (attention projections, FFN, output layer) compute in that precision, and the
+step-by-step decoder (decoder_step, greedy) reads its attention keys and values rounded to
+bfloat16, as s2s stores its step caches; decoder_forward_all (teacher forcing) does not round
+them. Everything else stays float32. The default, "float32", is the plain float32 math above.
+
 Public API (all arrays are numpy):
-    model = load_model(folder)
+    model = load_model(folder, precision="float32")                 # or "bfloat16", "int8"
     ids   = encode_text(folder_or_model, line, side="source")     # SPM pieces -> ids + </s>
     enc   = encoder(model, src_ids[B,S], src_len[B])               # -> [B,S,D]
     logits = decoder_forward_all(model, enc, src_len, tgt_ids[B,T])  # -> [B,T,V] (teacher forcing)
@@ -23,6 +29,8 @@ import glob
 
 import numpy as np
 import yaml
+
+import precision_ref
 
 try:
     import sentencepiece as spm
@@ -180,7 +188,11 @@ def _resolve_files(folder):
 # Model container
 # ----------------------------------------------------------------------------------------------
 class Model:
-    def __init__(self, cfg, weights, src_vocab=None, tgt_vocab=None, src_spm=None, tgt_spm=None):
+    def __init__(self, cfg, weights, src_vocab=None, tgt_vocab=None, src_spm=None, tgt_spm=None,
+                 precision="float32"):
+        if precision not in precision_ref.PRECISIONS:
+            raise ValueError("precision %r" % precision)
+        self.precision = precision      # of the linear layers and the step caches (see top)
         self.cfg = cfg
         self.w = {k: np.asarray(v, dtype=F32) for k, v in weights.items() if k != "special:model.yml"}
         self.src_vocab = src_vocab
@@ -244,7 +256,7 @@ def load_npz(path):
         return {k: z[k] for k in z.files}
 
 
-def load_model(folder):
+def load_model(folder, precision="float32"):
     model_path, vocabs, s_spm, t_spm = _resolve_files(folder)
     weights = load_npz(model_path)
     cfg = parse_model_yml(weights["special:model.yml"])
@@ -253,7 +265,7 @@ def load_model(folder):
     tgt_vocab = Vocab(vocabs[1], dims[1])
     src_sp = spm.SentencePieceProcessor(model_file=s_spm) if os.path.exists(s_spm) else None
     tgt_sp = spm.SentencePieceProcessor(model_file=t_spm) if os.path.exists(t_spm) else None
-    m = Model(cfg, weights, src_vocab, tgt_vocab, src_sp, tgt_sp)
+    m = Model(cfg, weights, src_vocab, tgt_vocab, src_sp, tgt_sp, precision)
     m.folder = folder
     return m
 
@@ -343,6 +355,11 @@ def affine(x, W, b=None):
     return y.astype(F32)
 
 
+def linear(model, x, W, b=None):
+    """A linear layer (W [in, out]) in the model's precision: affine() for float32."""
+    return precision_ref.linear(model.precision, x, W, b)
+
+
 def pre_process(model, prefix, ops, x):
     """transformer-preprocess / postprocess-emb ops (d, n, r); norms use the `_pre` suffix."""
     w = model.w
@@ -395,14 +412,17 @@ def additive_mask(mask01):
     return ((F32(1.0) - mask01.astype(F32)) * MASK_VALUE).astype(F32)
 
 
-def multi_head(model, P, q_in, kv_in, mask_add):
+def multi_head(model, P, q_in, kv_in, mask_add, kv_bf16=False):
     """P: block prefix (e.g. encoder_l1_self). q_in [B,Tq,D], kv_in [B,Tk,D],
-    mask_add broadcastable to [B,H,Tq,Tk] (additive). Returns [B,Tq,D]."""
+    mask_add broadcastable to [B,H,Tq,Tk] (additive). Returns [B,Tq,D].
+    kv_bf16: keys and values rounded to bfloat16 (s2s's step caches in bf16 / int8 precision)."""
     w = model.w
     H = model.H
-    Q = affine(q_in, w[P + "_Wq"], w[P + "_bq"])
-    K = affine(kv_in, w[P + "_Wk"], w[P + "_bk"])
-    V = affine(kv_in, w[P + "_Wv"], w[P + "_bv"])
+    Q = linear(model, q_in, w[P + "_Wq"], w[P + "_bq"])
+    K = linear(model, kv_in, w[P + "_Wk"], w[P + "_bk"])
+    V = linear(model, kv_in, w[P + "_Wv"], w[P + "_bv"])
+    if kv_bf16:
+        K, V = precision_ref.round_bf16(K), precision_ref.round_bf16(V)
     B, Tq, Dq = Q.shape
     Tk = K.shape[1]
     dh = Dq // H
@@ -417,7 +437,7 @@ def multi_head(model, P, q_in, kv_in, mask_add):
     O = np.matmul(A, Vh).astype(F32)                                   # [B,H,Tq,dh]
     O = O.transpose(0, 2, 1, 3).reshape(B, Tq, H * dh)
     if (P + "_Wo") in w:
-        O = affine(O, w[P + "_Wo"], w[P + "_bo"])
+        O = linear(model, O, w[P + "_Wo"], w[P + "_bo"])
     return O
 
 
@@ -425,7 +445,7 @@ def ffn(model, prefix, x, depth):
     w = model.w
     h = x
     for k in range(1, depth + 1):
-        h = affine(h, w["%s_W%d" % (prefix, k)], w["%s_b%d" % (prefix, k)])
+        h = linear(model, h, w["%s_W%d" % (prefix, k)], w["%s_b%d" % (prefix, k)])
         if k < depth:
             h = activation(model.act, h)
     return h
@@ -488,10 +508,7 @@ def _dec_input_embeddings(model, prev_ids, positions):
 
 
 def _output(model, h):
-    logits = np.matmul(h, model.out_w).astype(F32)
-    if model.out_b is not None:
-        logits = (logits + model.out_b).astype(F32)
-    return logits
+    return linear(model, h, model.out_w, model.out_b)
 
 
 def _decoder_layer_stack(model, x, enc, src_mask_add, self_mask_add, cache=None):
@@ -505,8 +522,12 @@ def _decoder_layer_stack(model, x, enc, src_mask_add, self_mask_add, cache=None)
 
     cache: None (full sequence with causal mask) or a list (one entry per layer) of arrays
     [B,t,D] holding the pre-processed self-attention inputs of earlier positions; it is
-    extended in place (step-wise decoding)."""
+    extended in place (step-wise decoding). In bfloat16 / int8 precision the step-wise keys and
+    values (self and cross) are rounded to bfloat16: s2s stores them so. Recomputing them from the
+    cached inputs gives the values of the step that stored them, since the linear layers treat
+    every row on its own (int8 scales are per row)."""
     cfg = model.cfg
+    kv_bf16 = cache is not None and model.precision != "float32"
     pre, post = cfg["transformer-preprocess"], cfg["transformer-postprocess"]
     for l in range(1, model.dec_depth + 1):
         P = "decoder_l%d_self" % l
@@ -516,11 +537,11 @@ def _decoder_layer_stack(model, x, enc, src_mask_add, self_mask_add, cache=None)
             cache[l - 1] = kv
         else:
             kv = y
-        y = multi_head(model, P, y, kv, self_mask_add)
+        y = multi_head(model, P, y, kv, self_mask_add, kv_bf16)
         x = post_process(model, P + "_Wo", post, y, x)
         C = "decoder_l%d_context" % l
         y = pre_process(model, C + "_Wo", pre, x)
-        y = multi_head(model, C, y, enc, src_mask_add)
+        y = multi_head(model, C, y, enc, src_mask_add, kv_bf16)
         x = post_process(model, C + "_Wo", post, y, x)
         F = "decoder_l%d_ffn" % l
         y = pre_process(model, F + "_ffn", pre, x)

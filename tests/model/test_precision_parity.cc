@@ -1,0 +1,74 @@
+// Whole-model parity of --precision bfloat16 and int8 with the numpy emulation of the schemes
+// (tools/reference/precision_ref.py via marian_ref.py; goldens written by
+// tools/fixtures/make_precision_goldens.py): the linear layers in bf16 / int8, and the decoder's
+// step caches (self-attention K/V, cross-attention K/V of the encoder output) in bf16. The op
+// tests check each PackedMatmul exactly; this checks that the model uses them where it should:
+// every linear layer, the fused and tied ones included, and nothing else.
+#include <cstdio>
+#include <string>
+
+#include "s2s/batch/batch.h"
+#include "s2s/search/greedy.h"
+#include "fixtures.h"
+#include "model/golden.h"
+
+namespace s2s {
+namespace {
+
+// Norm-wise error (max |a - b| / max |b| over a step's logits) allowed against the emulation.
+// The quantization itself is emulated exactly and float32 summation order (oneDNN vs numpy) is
+// all that differs: most steps agree to 1e-6. But now and then a value lies within that
+// difference of a rounding boundary, an exact tie even, and the engine rounds one activation or
+// cached key/value the other way: a bf16 step is 2^-8 of the value, and the logits move by up
+// to ~1e-2 of their scale (marian-ymlids-gelu-tied, not used: 0.0077). Measured here (1 and 2
+// threads alike):
+//   marian-postnorm-swish-tiedall   bfloat16 2.4e-3   int8 5.6e-7
+//   marian-ffn3-learnedpos-legacyW  bfloat16 1.0e-7   int8 3.5e-7
+// The 2.4e-3 is one flip: at step 37 of the third source an input of the first FFN is an exact
+// tie in numpy, the engine rounds it the other way, two values that step caches in layer 2 differ
+// by a bf16 step, and steps 49 and 80 show it; the caches are otherwise bit for bit the same.
+// Leaving the bf16 caches out of the reference makes them 7.1e-3 to 4.3e-2, and greedy ids differ
+// (a float32 output layer: 4.1e-3 to 2.8e-2; each case fails on ids or logits). If an unrelated
+// change breaks this test, look for such a flip first (compare the engine's caches with the
+// reference's). 5e-3: twice the worst measured, below what a missing bf16 cache does.
+constexpr double kTolerance = 5e-3;
+
+// As tools/fixtures/make_precision_goldens.py writes them (see there for why these two).
+const char* const kFixtures[] = {"marian-postnorm-swish-tiedall", "marian-ffn3-learnedpos-legacyW"};
+
+}  // namespace
+
+TEST_CASE("bfloat16 and int8 models match the numpy emulation step by step", "[model][parity]") {
+  for (const char* name : kFixtures) {
+    for (const ops::Precision precision : {ops::Precision::bf16, ops::Precision::int8}) {
+      const std::string key = ops::precision_name(precision);
+      SECTION(name + std::string(" ") + key) {
+        const test::FixtureModel& fixture = test::fixture_named(name);
+        const auto model = test::load_fixture(fixture, precision);
+        const test::Golden golden(std::string(name) + ".precision");
+        const Tensor src_ids = golden.get("src_ids");
+        const std::vector<std::int32_t> src_lengths = test::lengths_of(golden.get("src_lengths"));
+        const Tensor greedy_ids = golden.get(key + "_greedy_ids");
+        const Tensor greedy_logits = golden.get(key + "_greedy_logits");
+
+        // Each sentence alone, as the reference decodes it.
+        test::StepErrors worst;
+        for (dim_t b = 0; b < src_ids.dim(0); ++b) {
+          INFO("sentence " << b);
+          const std::vector<std::int32_t> expected = test::greedy_row(greedy_ids, b);
+          const Batch one = make_batch({test::row(src_ids, b, src_lengths[b])});
+          const EncoderOutput encoded = model->encoder().forward(one.ids, one.lengths);
+          const auto hyps = greedy_search(*model, encoded, test::greedy_options(fixture));
+          CHECK(hyps[0].ids == expected);
+          worst.merge(test::step_logit_errors(*model, encoded, expected, greedy_logits, b));
+        }
+        std::printf("precision parity %-30s %-8s step logits: norm-wise %.2g, element-wise %.2g, "
+                    "max abs %.2g\n", name, key.c_str(), worst.normwise, worst.elementwise,
+                    worst.absolute);
+        CHECK(worst.normwise <= kTolerance);
+      }
+    }
+  }
+}
+
+}  // namespace s2s
