@@ -100,10 +100,18 @@ TEST_CASE("fixture models match the numpy references", "[model][parity]") {
 }
 
 TEST_CASE("step-by-step logits equal forward_all logits", "[model]") {
+  // With bfloat16 the steps keep their keys and values in bfloat16 caches while forward_all's
+  // stay float32: every model family (Marian, HF, CT2 with relative positions) goes through
+  // those caches. Their rounding, amplified by the activations' own bfloat16 rounding, moves
+  // logits by up to 2.1 % of a step's largest (norm-wise; measured worst, ffn3-learnedpos); a
+  // cache read from the wrong row or position moves them by far more. The exact bfloat16 scheme
+  // is checked against numpy in test_precision_parity.cc.
+  const ops::Precision precision = GENERATE(ops::Precision::f32, ops::Precision::bf16);
   for (const test::FixtureModel& fixture : test::all_fixtures()) {
     const char* name = fixture.name;
     SECTION(name) {
-      const auto model = test::load_fixture(fixture);
+      INFO("precision " << ops::precision_name(precision));
+      const auto model = test::load_fixture(fixture, precision);
       const Golden golden(name);
       const Tensor src_ids = golden.get("src_ids");
       const Tensor tgt_ids = golden.get("tgt_ids");
@@ -126,7 +134,14 @@ TEST_CASE("step-by-step logits equal forward_all logits", "[model]") {
         for (dim_t b = 0; b < batch; ++b) previous[b] = tgt_ids.data<std::int32_t>()[b * steps + t];
       }
       zero_padding(stepped, tgt_lengths);
-      S2S_CHECK_CLOSE(stepped, all, kTolerance);
+      report(name, ops::precision_name(precision), stepped, all);
+      if (precision == ops::Precision::f32) {
+        S2S_CHECK_CLOSE(stepped, all, kTolerance);
+      } else {
+        const test::Comparison normwise = test::compare(stepped, all, /*scale_fraction=*/1.0);
+        INFO(normwise.describe());
+        CHECK(normwise.max_rel_error <= 0.05);
+      }
     }
   }
 }

@@ -34,7 +34,8 @@ void activation_dnnl(Activation act, const Tensor& x, Tensor& y) {
         dnnl::eltwise_forward::primitive_desc(desc, default_attr(), backend::engine()));
   });
   execute(p, {{DNNL_ARG_SRC, backend::memory_of(x, md)},
-              {DNNL_ARG_DST, backend::memory_of(y, backend::desc_as(y, flat))}});
+              {DNNL_ARG_DST, backend::memory_of(y, backend::desc_as(y, flat))}},
+          y.numel());
 }
 
 // a, c: [L·S] seen as [L, S]; b: [S] seen as [1, S] and broadcast over the L rows.
@@ -60,7 +61,8 @@ void add_dnnl(const Tensor& a, const Tensor& b, Tensor& c, float a_scale) {
   dnnl::memory b_mem = backend::memory_of(b, swapped ? full : row);
   execute(p, {{DNNL_ARG_SRC_0, swapped ? b_mem : a_mem},
               {DNNL_ARG_SRC_1, swapped ? a_mem : b_mem},
-              {DNNL_ARG_DST, backend::memory_of(c, backend::desc_as(c, {l, s}))}});
+              {DNNL_ARG_DST, backend::memory_of(c, backend::desc_as(c, {l, s}))}},
+          c.numel());
 }
 
 }  // namespace s2s::ops::detail

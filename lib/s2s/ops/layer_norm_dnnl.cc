@@ -22,7 +22,8 @@ void layer_norm_dnnl(const Tensor& x, const Tensor& scale, const Tensor& bias, f
   execute(p, {{DNNL_ARG_SRC, backend::memory_of(x, md)},
               {DNNL_ARG_SCALE, backend::memory_of(scale)},
               {DNNL_ARG_SHIFT, backend::memory_of(bias)},
-              {DNNL_ARG_DST, backend::memory_of(y, backend::desc_as(y, rows_d))}});
+              {DNNL_ARG_DST, backend::memory_of(y, backend::desc_as(y, rows_d))}},
+          y.numel());
 }
 
 }  // namespace s2s::ops::detail

@@ -1,5 +1,6 @@
 // How the linear layers' matmuls compute (s2s translate --precision). Everything else (embeddings,
-// layer norms, attention scores, softmax, the final log-softmax) stays float32 in every mode.
+// layer norms, attention scores, softmax, the final log-softmax) stays float32 in every mode,
+// except that bf16 and int8 also store the decoder's key/value caches in bfloat16 (Decoder).
 //   f32   float32 weights and activations.
 //   bf16  bfloat16 weights and activations, float32 accumulation and output (AVX512_BF16).
 //   int8  weights quantized per output channel at load, activations per row at each call

@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "s2s/backend/dnnl.h"
+#include "s2s/ops/detail.h"
 
 namespace s2s::ops::detail {
 
@@ -39,6 +40,10 @@ std::string key_of(float value);
 Primitive cached_primitive(const std::string& key, const std::function<Primitive()>& make);
 
 // Runs the primitive on the backend stream with a thread-local scratchpad, and waits.
-void execute(const Primitive& p, std::unordered_map<int, dnnl::memory> args);
+// `elements`: the size of the op's output; below kParallelElements it runs on the calling thread
+// alone (oneDNN reads the OpenMP thread count at execution): a parallel region costs more than
+// such an op does (a one-row layer norm: ~9 µs on 2 threads, ~2 µs on one; bench/NOTES.md).
+void execute(const Primitive& p, std::unordered_map<int, dnnl::memory> args,
+             dim_t elements = kParallelElements);
 
 }  // namespace s2s::ops::detail

@@ -1,6 +1,8 @@
 // The primitive cache and executor shared by the ops/*_dnnl.cc files (see primitive_cache.h).
 #include "s2s/ops/primitive_cache.h"
 
+#include <omp.h>
+
 #include <cstdint>
 #include <cstring>
 #include <mutex>
@@ -24,6 +26,25 @@ Cache& cache() {
   static Cache c;
   return c;
 }
+
+// While alive, a small op's OpenMP thread count is 1 (the calling thread's setting only: the
+// --workers threads keep theirs).
+class SerialBelow {
+ public:
+  explicit SerialBelow(dim_t elements) : threads_(omp_get_max_threads()) {
+    alone_ = threads_ > 1 && elements < kParallelElements;
+    if (alone_) omp_set_num_threads(1);
+  }
+  ~SerialBelow() {
+    if (alone_) omp_set_num_threads(threads_);
+  }
+  SerialBelow(const SerialBelow&) = delete;
+  SerialBelow& operator=(const SerialBelow&) = delete;
+
+ private:
+  int threads_;
+  bool alone_ = false;
+};
 
 }  // namespace
 
@@ -62,7 +83,7 @@ Primitive cached_primitive(const std::string& key, const std::function<Primitive
   return c.entries.emplace(key, std::move(p)).first->second;
 }
 
-void execute(const Primitive& p, std::unordered_map<int, dnnl::memory> args) {
+void execute(const Primitive& p, std::unordered_map<int, dnnl::memory> args, dim_t elements) {
   const std::size_t bytes = p.scratchpad.get_size();
   if (bytes > 0) {
     // One growing buffer per thread: concurrent calls never share a scratchpad.
@@ -70,6 +91,7 @@ void execute(const Primitive& p, std::unordered_map<int, dnnl::memory> args) {
     if (buffer.nbytes() < bytes) buffer.resize({static_cast<dim_t>(bytes)}, DataType::u8);
     args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(p.scratchpad, backend::engine(), buffer.raw()));
   }
+  const SerialBelow serial(elements);
   p.primitive.execute(backend::stream(), args);
   backend::stream().wait();
 }

@@ -23,7 +23,8 @@ void reorder(const Tensor& src, const dnnl::memory::desc& src_md, const Tensor& 
         dnnl::reorder::primitive_desc(engine, src_md, engine, dst_md, default_attr()));
   });
   execute(p, {{DNNL_ARG_FROM, backend::memory_of(src, src_md)},
-              {DNNL_ARG_TO, backend::memory_of(dst, dst_md)}});
+              {DNNL_ARG_TO, backend::memory_of(dst, dst_md)}},
+          dst.numel());
 }
 
 }  // namespace
