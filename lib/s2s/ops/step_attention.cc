@@ -5,6 +5,8 @@
 // row once, with the scores kept in cache.
 #include "s2s/ops/step_attention.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -94,19 +96,19 @@ StepAttentionDims prepare_step_attention(const Tensor& queries, const Tensor& ke
 
 namespace {
 
-// Where the keys (or values) of one row are: head h of key j starts at
-// base + h·head_stride + j·position_stride + (caches ? caches[j]·cache_stride : 0).
+// The keys (or values) of every row: head h of row r's key j starts at at(r, j) + h·head_stride.
 // T: float, or bfloat16_bits for the bfloat16 caches of the int8 and bfloat16 precisions.
 template <typename T>
-struct RowKeys {
-  const T* base;
-  std::int64_t head_stride;
-  std::int64_t position_stride;
-  std::int64_t cache_stride;
-  const std::int32_t* caches;  // per key, or null: base already points at the row's cache
+struct Caches {
+  const T* data;
+  std::int64_t row_stride, head_stride, position_stride;  // the [N, H, L, Dh] view's strides
+  const std::int32_t* row_cache;  // cache_of_row, or null
+  const std::int32_t* key_cache;  // cache_of_key, or null
+  std::int64_t key_table_stride;
 
-  const T* at(std::int64_t j) const {
-    return base + j * position_stride + (caches ? caches[j] * cache_stride : 0);
+  const T* at(std::int64_t r, std::int64_t j) const {
+    if (key_cache) return data + j * position_stride + key_cache[r * key_table_stride + j] * row_stride;
+    return data + (row_cache ? row_cache[r] : r) * row_stride + j * position_stride;
   }
 };
 
@@ -156,92 +158,112 @@ inline __attribute__((always_inline)) float dot(const float* q, const T* k,
   return sum;
 }
 
-// Heads [h0, h1) of one row: scores q_h·k_jh·scale for the n visible keys, a softmax per head,
-// then Σ_j p_jh·v_jh. Keys outside, heads inside: the decoder's self-attention cache keeps the
-// heads of a key side by side (position-major), so a key is one contiguous read; a loop per head
-// jumped a whole slab from key to key and waited on memory at each (3x slower at batch 32).
-// scores: head h at scores + h·score_stride. Always inlined into the target_clones entry points
-// below, so that it is compiled for each.
+// Rows [r0, r1) × heads [h0, h1): scores q_rh·k_rjh·scale over row r's n_r visible keys, a
+// softmax per (row, head), then Σ_j p_rjh·v_rjh. Keys outermost, then rows, then heads: a key's
+// heads sit side by side in the decoder's caches (one contiguous read, where a loop per head
+// jumped from key to key and waited on memory at each: 3x slower at batch 32), and in the
+// position-major self-attention cache the rows of a block read each slab once, in order.
+// Every (row, head) sums in the same order whatever the block, so blocks never change results.
+// Always inlined into the target_clones entry points below, so that it is compiled for each.
 template <typename T>
-inline __attribute__((always_inline)) void attend_heads(const float* q, RowKeys<T> k,
-                                                        RowKeys<T> v, std::int64_t n,
-                                                        std::int64_t h0, std::int64_t h1,
-                                                        std::int64_t head_dim, float scale,
-                                                        float* scores, std::int64_t score_stride,
-                                                        float* out) {
-  for (std::int64_t i = h0 * head_dim; i < h1 * head_dim; ++i) out[i] = 0.0f;
-  if (n == 0) return;
-  for (std::int64_t j = 0; j < n; ++j) {
-    const T* key = k.at(j);
+inline __attribute__((always_inline)) void attend_block(
+    const detail::StepAttentionDims& d, const float* q, Caches<T> k, Caches<T> v,
+    const std::int32_t* counts, std::int64_t r0, std::int64_t r1, std::int64_t h0,
+    std::int64_t h1, float scale, float* scores, float* out) {
+  const std::int64_t heads = d.heads, head_dim = d.head_dim, keys = d.keys;
+  const auto visible = [&](std::int64_t r) {
+    return counts ? std::min<std::int64_t>(counts[r], keys) : keys;
+  };
+  std::int64_t longest = 0;
+  for (std::int64_t r = r0; r < r1; ++r) {
+    longest = std::max(longest, visible(r));
+    float* o = out + r * heads * head_dim;
+    for (std::int64_t i = h0 * head_dim; i < h1 * head_dim; ++i) o[i] = 0.0f;
+  }
+  for (std::int64_t j = 0; j < longest; ++j)
+    for (std::int64_t r = r0; r < r1; ++r) {
+      if (j >= visible(r)) continue;
+      const T* key = k.at(r, j);
+      const float* qr = q + r * d.query_stride;
+      float* s = scores + r * heads * keys + j;
+      for (std::int64_t h = h0; h < h1; ++h)
+        s[h * keys] = dot(qr + h * head_dim, key + h * k.head_stride, head_dim) * scale;
+    }
+  for (std::int64_t r = r0; r < r1; ++r) {
+    const std::int64_t n = visible(r);
+    if (n == 0) continue;  // its output stays zero
     for (std::int64_t h = h0; h < h1; ++h) {
-      scores[h * score_stride + j] = dot(q + h * head_dim, key + h * k.head_stride, head_dim) * scale;
+      float* p = scores + (r * heads + h) * keys;
+      float max = -std::numeric_limits<float>::infinity();
+      for (std::int64_t j = 0; j < n; ++j) max = std::max(max, p[j]);
+      const float inv = static_cast<float>(1.0 / detail::exp_shifted(p, max, n, p));
+      for (std::int64_t j = 0; j < n; ++j) p[j] *= inv;
     }
   }
-  for (std::int64_t h = h0; h < h1; ++h) {
-    float* p = scores + h * score_stride;
-    float max = -std::numeric_limits<float>::infinity();
-    for (std::int64_t j = 0; j < n; ++j) max = std::max(max, p[j]);
-    const float inv = static_cast<float>(1.0 / detail::exp_shifted(p, max, n, p));
-    for (std::int64_t j = 0; j < n; ++j) p[j] *= inv;
-  }
-  for (std::int64_t j = 0; j < n; ++j) {
-    const T* value = v.at(j);
-    for (std::int64_t h = h0; h < h1; ++h) {
-      const float p = scores[h * score_stride + j];
-      const T* vh = value + h * v.head_stride;
-      float* oh = out + h * head_dim;
+  for (std::int64_t j = 0; j < longest; ++j)
+    for (std::int64_t r = r0; r < r1; ++r) {
+      if (j >= visible(r)) continue;
+      const T* value = v.at(r, j);
+      for (std::int64_t h = h0; h < h1; ++h) {
+        const float p = scores[(r * heads + h) * keys + j];
+        const T* vh = value + h * v.head_stride;
+        float* oh = out + (r * heads + h) * head_dim;
 #pragma omp simd
-      for (std::int64_t i = 0; i < head_dim; ++i) oh[i] += p * widen(vh[i]);
+        for (std::int64_t i = 0; i < head_dim; ++i) oh[i] += p * widen(vh[i]);
+      }
     }
-  }
 }
 
-S2S_TARGET_CLONES void attend_row(const float* q, RowKeys<float> k, RowKeys<float> v,
-                                  std::int64_t n, std::int64_t h0, std::int64_t h1,
-                                  std::int64_t head_dim, float scale, float* scores,
-                                  std::int64_t score_stride, float* out) {
-  attend_heads(q, k, v, n, h0, h1, head_dim, scale, scores, score_stride, out);
+S2S_TARGET_CLONES void attend_rows(const detail::StepAttentionDims& d, const float* q,
+                                   Caches<float> k, Caches<float> v, const std::int32_t* counts,
+                                   std::int64_t r0, std::int64_t r1, std::int64_t h0,
+                                   std::int64_t h1, float scale, float* scores, float* out) {
+  attend_block(d, q, k, v, counts, r0, r1, h0, h1, scale, scores, out);
 }
 
-S2S_TARGET_CLONES void attend_row(const float* q, RowKeys<bfloat16_bits> k,
-                                  RowKeys<bfloat16_bits> v, std::int64_t n, std::int64_t h0,
-                                  std::int64_t h1, std::int64_t head_dim, float scale,
-                                  float* scores, std::int64_t score_stride, float* out) {
-  attend_heads(q, k, v, n, h0, h1, head_dim, scale, scores, score_stride, out);
+S2S_TARGET_CLONES void attend_rows(const detail::StepAttentionDims& d, const float* q,
+                                   Caches<bfloat16_bits> k, Caches<bfloat16_bits> v,
+                                   const std::int32_t* counts, std::int64_t r0, std::int64_t r1,
+                                   std::int64_t h0, std::int64_t h1, float scale, float* scores,
+                                   float* out) {
+  attend_block(d, q, k, v, counts, r0, r1, h0, h1, scale, scores, out);
 }
 
-// Every row, the caches holding T. A work item is a row (all its heads) or, with fewer than
-// 8 rows, one head of a row, so that a single sentence still keeps both cores busy.
+// Every row, the caches holding T. Work items: with fewer than 8 rows one head of one row, so
+// that a single sentence still keeps every core busy; else, over a position-major cache
+// (cache_of_key), an equal block of rows per thread, which then reads each slab once; else one
+// row (the cross-attention K/V of a sentence are head-major: one row streams them best).
 template <typename T>
 void attend_all(const detail::StepAttentionDims& d, const Tensor& queries, const Tensor& keys,
                 const Tensor& values, const StepAttentionRows& rows, float scale, Tensor& scores,
                 Tensor& out) {
   const auto ids = [](const Tensor* t) { return t ? t->data<std::int32_t>() : nullptr; };
+  const Shape& ks = keys.strides();
+  const Shape& vs = values.strides();
   const std::int32_t* row_cache = ids(rows.cache_of_row);
   const std::int32_t* key_cache = ids(rows.cache_of_key);
+  const Caches<T> k{static_cast<const T*>(keys.raw()), ks[0], ks[1], ks[2], row_cache, key_cache,
+                    d.key_table_stride};
+  const Caches<T> v{static_cast<const T*>(values.raw()), vs[0], vs[1], vs[2], row_cache,
+                    key_cache, d.key_table_stride};
   const std::int32_t* counts = ids(rows.visible);
   const float* q = queries.data<float>();
   float* s = scores.data<float>();
   float* o = out.data<float>();
-  const Shape& ks = keys.strides();
-  const Shape& vs = values.strides();
-  const T* key_data = static_cast<const T*>(keys.raw());
-  const T* value_data = static_cast<const T*>(values.raw());
-  const dim_t heads_per_item = d.rows < 8 ? 1 : d.heads;
-  const dim_t items = d.rows * (d.heads / heads_per_item);
   // Below ~100k multiply-adds a parallel region costs more than it saves (a few microseconds).
-  const bool parallel = items > 1 && d.rows * d.heads * d.keys * d.head_dim > 50000;
+  const bool parallel = d.rows * d.heads > 1 && d.rows * d.heads * d.keys * d.head_dim > 50000;
+  const dim_t threads = parallel ? omp_get_max_threads() : 1;
+  const bool few = d.rows < 8;
+  const dim_t heads_per_item = few ? 1 : d.heads;
+  const dim_t rows_per_item = !few && key_cache ? (d.rows + threads - 1) / threads : 1;
+  const dim_t row_blocks = (d.rows + rows_per_item - 1) / rows_per_item;
+  const dim_t items = row_blocks * (d.heads / heads_per_item);
 #pragma omp parallel for schedule(static) if (parallel)
   for (dim_t item = 0; item < items; ++item) {
-    const dim_t r = item * heads_per_item / d.heads;
-    const dim_t h0 = item * heads_per_item % d.heads;
-    const dim_t c = key_cache ? 0 : row_cache ? row_cache[r] : r;
-    const std::int32_t* caches = key_cache ? key_cache + r * d.key_table_stride : nullptr;
-    const RowKeys<T> k{key_data + c * ks[0], ks[1], ks[2], ks[0], caches};
-    const RowKeys<T> v{value_data + c * vs[0], vs[1], vs[2], vs[0], caches};
-    const dim_t n = counts ? std::min<dim_t>(counts[r], d.keys) : d.keys;
-    attend_row(q + r * d.query_stride, k, v, n, h0, h0 + heads_per_item, d.head_dim, scale,
-               s + r * d.heads * d.keys, d.keys, o + r * d.heads * d.head_dim);
+    const dim_t r0 = item / (d.heads / heads_per_item) * rows_per_item;
+    const dim_t h0 = item % (d.heads / heads_per_item) * heads_per_item;
+    attend_rows(d, q, k, v, counts, r0, std::min(d.rows, r0 + rows_per_item), h0,
+                h0 + heads_per_item, scale, s, o);
   }
 }
 
