@@ -1,10 +1,8 @@
 #include "s2s/layers/attention.h"
 
 #include <cmath>
-#include <cstring>
 #include <vector>
 
-#include "s2s/core/bfloat16.h"
 #include "s2s/ops/convert.h"
 #include "s2s/ops/elementwise.h"
 #include "s2s/ops/matmul.h"
@@ -82,25 +80,17 @@ namespace {
 // [B, H, L, Dh] in row order, following each row's history (the layout attend_projected takes).
 void gather_history(const Tensor& cache, const Tensor& history, dim_t batch, dim_t length,
                     Tensor& out) {
-  const dim_t rows = cache.dim(1), heads = cache.dim(2), head_dim = cache.dim(3);
+  const dim_t heads = cache.dim(2), head_dim = cache.dim(3);
   out.resize({batch, heads, length, head_dim}, DataType::f32);
-  const bool bf16 = cache.dtype() == DataType::bf16;
-  float* to = out.data<float>();
   const std::int32_t* slot = history.data<std::int32_t>();
   const dim_t stride = history.dim(1);
   for (dim_t b = 0; b < batch; ++b)
-    for (dim_t h = 0; h < heads; ++h)
-      for (dim_t j = 0; j < length; ++j) {
-        const dim_t from = ((j * rows + slot[b * stride + j]) * heads + h) * head_dim;
-        float* row = to + ((b * heads + h) * length + j) * head_dim;
-        if (bf16) {
-          const auto* in = static_cast<const bfloat16_bits*>(cache.raw()) + from;
-          for (dim_t i = 0; i < head_dim; ++i) row[i] = bf16_to_float(in[i]);
-        } else {
-          std::memcpy(row, cache.data<float>() + from,
-                      static_cast<std::size_t>(head_dim) * sizeof(float));
-        }
-      }
+    for (dim_t j = 0; j < length; ++j) {
+      const dim_t row = slot[b * stride + j];
+      Tensor to = out.slice(0, b, b + 1).slice(2, j, j + 1);  // [1, H, 1, Dh]
+      ops::convert(cache.slice(0, j, j + 1).slice(1, row, row + 1).reshaped(to.shape()),
+                   DataType::f32, to);
+    }
 }
 
 }  // namespace

@@ -10,7 +10,7 @@
 
 namespace s2s::ops {
 
-namespace detail {
+namespace {
 
 S2S_TARGET_CLONES void convert_row_to_bf16(const float* x, dim_t n, bfloat16_bits* out) {
 #pragma omp simd
@@ -22,7 +22,7 @@ S2S_TARGET_CLONES void convert_row_to_f32(const bfloat16_bits* x, dim_t n, float
   for (dim_t i = 0; i < n; ++i) out[i] = bf16_to_float(x[i]);
 }
 
-}  // namespace detail
+}  // namespace
 
 void convert(const Tensor& x, DataType to, Tensor& y) {
   const auto check_type = [](DataType t, const char* what) {
@@ -50,10 +50,10 @@ void convert(const Tensor& x, DataType to, Tensor& y) {
     if (x.dtype() == to)
       std::memcpy(out, in, static_cast<std::size_t>(cols) * in_size);
     else if (to == DataType::bf16)
-      detail::convert_row_to_bf16(reinterpret_cast<const float*>(in), cols,
+      convert_row_to_bf16(reinterpret_cast<const float*>(in), cols,
                                   reinterpret_cast<bfloat16_bits*>(out));
     else
-      detail::convert_row_to_f32(reinterpret_cast<const bfloat16_bits*>(in), cols,
+      convert_row_to_f32(reinterpret_cast<const bfloat16_bits*>(in), cols,
                                  reinterpret_cast<float*>(out));
   }
 }

@@ -8,7 +8,6 @@
 
 #include <string>
 
-#include "s2s/core/bfloat16.h"
 #include "s2s/core/tensor.h"
 #include "s2s/ops/elementwise.h"
 #include "s2s/ops/matmul.h"
@@ -45,10 +44,6 @@ void check_contiguous(const Tensor& t, const char* what);
 // row-major order over those dims (views included).
 dim_t batch_count(const Tensor& t, int batch_rank);
 dim_t batch_offset(const Tensor& t, int batch_rank, dim_t index);
-
-// Row conversions of ops::convert (convert.cc), shared with the bf16 matmul's activations.
-void convert_row_to_bf16(const float* x, dim_t n, bfloat16_bits* out);
-void convert_row_to_f32(const bfloat16_bits* x, dim_t n, float* out);
 
 // --- per-op checks (in each op's .cc); each returns false when there is nothing to compute ----
 

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <vector>
 
+#include "s2s/ops/convert.h"
 #include "s2s/ops/detail.h"
 #include "s2s/ops/flop_counter.h"
 #include "s2s/ops/packed_matmul.h"
@@ -70,11 +71,6 @@ S2S_TARGET_CLONES void scale_row(float* y, dim_t n, float scale, const float* bi
 #pragma omp simd
     for (dim_t c = 0; c < n; ++c) y[c] *= scale;
   }
-}
-
-void convert_to_bf16(const float* x, dim_t rows, dim_t cols, std::uint16_t* out) {
-#pragma omp parallel for schedule(static) if (rows > 1 && rows * cols >= detail::kParallelElements)
-  for (dim_t m = 0; m < rows; ++m) detail::convert_row_to_bf16(x + m * cols, cols, out + m * cols);
 }
 
 // Symmetric per-row quantization: scale[m] = max|x[m, :]| / 127 (1 for an all-zero row).
@@ -183,7 +179,10 @@ void PackedMatmul::operator()(const Tensor& x, Tensor& y) const {
       break;
     case Precision::bf16:
       if (x_bf16.size() < count) x_bf16.resize(count);
-      convert_to_bf16(x.data<float>(), rows, in_, x_bf16.data());
+      {
+        Tensor converted = Tensor::wrap(x_bf16.data(), x.shape(), DataType::bf16);
+        convert(x, DataType::bf16, converted);
+      }
       x_mem = memory(x_md, backend::engine(), x_bf16.data());
       break;
     case Precision::int8:

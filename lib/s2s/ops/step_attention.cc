@@ -13,6 +13,7 @@
 #include <cstring>
 #include <limits>
 
+#include "s2s/core/bfloat16.h"
 #include "s2s/ops/detail.h"
 #include "s2s/ops/flop_counter.h"
 #include "s2s/ops/vector_exp.h"

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "s2s/core/bfloat16.h"
 #include "s2s/ops/detail.h"
 #include "s2s/ops/step_attention.h"
 
