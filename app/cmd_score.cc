@@ -323,7 +323,7 @@ void run_score(ScoreArgs& args, const Context& context) {
   std::vector<PairEntry> entries;
   std::vector<std::pair<std::string, std::string>> pairs;
   std::size_t done = 0;
-  const std::atomic<bool>& stop = install_interrupt_handler();  // stops between windows
+  const std::atomic<bool>& stop = stop_gracefully();  // stops between windows
   while (reader.next(entries)) {
     pairs.clear();
     for (PairEntry& e : entries) {
@@ -346,7 +346,7 @@ void run_score(ScoreArgs& args, const Context& context) {
     if (stop.load()) break;
   }
   progress.update(done, true);
-  if (stop.load()) throw Interrupted(done);
+  if (stopped_by_signal()) throw Interrupted(done);
   writer.finish();
 }
 

@@ -1,9 +1,11 @@
 // s2s translate: text in (stdin or -i), one record per input line out (stdout or -o), in order.
-// Input is read in windows (LineReader): large ones from a file or fast pipe, a line at a time
-// from an interactive writer; each window is translated with one Translator call and flushed.
-// What the Translator did to a line (invalid UTF-8 replaced, a long line split or truncated) is
-// a warning naming the line; the output is always valid UTF-8. Ctrl-C stops after the batch in
-// progress, with every line before the first unfinished one written (interrupt.h).
+// Input is read in windows (LineReader): from a file or fast pipe, windows grow from one batch to
+// --maxi-batch lines (the first lines come out after one batch, not after a whole window); an
+// interactive writer gets an answer per line. Each record is written as soon as it and every
+// line before it are translated (InOrderWriter), so a stop or a crash loses only lines in
+// flight. What the Translator did to a line (invalid UTF-8 replaced, a long line split or
+// truncated) is a warning naming the line, printed as the line is written; the output is always
+// valid UTF-8. Ctrl-C stops within a decoder step (interrupt.h).
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -51,11 +53,59 @@ std::string language_label(const Model& model, const std::string& lang) {
 }
 
 // The warnings about what was done to one input line (1-based number over the whole input).
-void warn_about_input(std::size_t line_number, const InputNotes& notes, const TokenLimit& limit) {
-  if (notes.invalid_utf8 > 0) log::warning(invalid_utf8_message(line_number, notes.invalid_utf8));
+std::vector<std::string> input_warnings(std::size_t line_number, const InputNotes& notes,
+                                        const TokenLimit& limit) {
+  std::vector<std::string> warnings;
+  if (notes.invalid_utf8 > 0) warnings.push_back(invalid_utf8_message(line_number, notes.invalid_utf8));
   if (notes.long_line != InputNotes::LongLine::no)
-    log::warning(long_line_message(line_number, notes, limit));
+    warnings.push_back(long_line_message(line_number, notes, limit));
+  return warnings;
 }
+
+// Writes one window's records in input order: each as soon as it and all records before it are
+// there. Records arrive in any order (batches are sorted by length).
+class InOrderWriter {
+ public:
+  InOrderWriter(int fd, Progress& progress) : fd_(fd), progress_(progress) {}
+
+  void start_window(std::size_t lines) {
+    slots_.assign(lines, Slot{});
+    next_ = 0;
+  }
+
+  // Returns false once the output's reader has gone (nothing more can be written).
+  bool put(std::size_t index, std::string record, std::vector<std::string> warnings) {
+    slots_[index] = Slot{std::move(record), std::move(warnings), true};
+    std::string out;
+    for (; next_ < slots_.size() && slots_[next_].ready; ++next_) {
+      Slot& slot = slots_[next_];
+      for (const std::string& warning : slot.warnings) log::warning(warning);
+      out += slot.record;
+      slot = Slot{};  // frees the written record
+      ++written_;
+    }
+    if (out.empty() || closed_) return !closed_;
+    repair_utf8(out);  // whatever the model and SentencePiece produce, the output is UTF-8
+    closed_ = !write_all(fd_, out);
+    progress_.update(written_, false);
+    return !closed_;
+  }
+
+  std::size_t written() const { return written_; }
+
+ private:
+  struct Slot {
+    std::string record;
+    std::vector<std::string> warnings;
+    bool ready = false;
+  };
+  int fd_;
+  Progress& progress_;
+  std::vector<Slot> slots_;
+  std::size_t next_ = 0;     // first slot not yet written
+  std::size_t written_ = 0;  // records written over the whole run
+  bool closed_ = false;
+};
 
 // The text or n-best record of a split line (OutputFormatter's, output.h): each piece's
 // translation decoded on its own and joined with one space, which is what decoding the joined
@@ -124,32 +174,37 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   Progress progress(!settings.quiet && log::stderr_is_terminal() && !::isatty(input.fd()) &&
                     !::isatty(output.fd()));
 
-  const std::atomic<bool>& stop = install_interrupt_handler();
+  const std::atomic<bool>& stop = stop_gracefully();
   LineReader reader(input.fd(), &stop);
+  InOrderWriter writer(output.fd(), progress);
   std::vector<std::string> lines;
-  std::string records;
-  std::vector<InputNotes> notes;
-  std::size_t line_id = 0;  // lines done before this window
-  while (reader.next_window(lines, static_cast<std::size_t>(settings.maxi_batch))) {
-    if (line_id == 0) strip_bom(lines.front());  // a byte order mark starts the input, not a line
-    const std::vector<Translation> translations =
-        translate_in_parallel(translator, lines, parallel, line_id + 1, &notes, &stop);
-    records.clear();
-    for (std::size_t i = 0; i < translations.size(); ++i) {
-      warn_about_input(line_id + 1, notes[i], translator.limit());
-      if (settings.format != OutputFormat::jsonl && !notes[i].piece_ends.empty())
-        append_split(model->codec(), settings.format, translations[i], notes[i], line_id, records);
-      else
-        formatter.append(translations[i], line_id, records);
-      ++line_id;
-    }
-    repair_utf8(records);  // whatever the model and SentencePiece produce, stdout is UTF-8
-    if (!write_all(output.fd(), records)) return;  // the reader is gone: stop quietly
-    progress.update(line_id, false);
-    if (translations.size() < lines.size()) break;
+  std::size_t window_start = 0;  // lines read before this window
+  // Windows grow from one batch to --maxi-batch lines: the first lines are written after one
+  // batch, and every later window is long enough to sort by length.
+  std::size_t window =
+      static_cast<std::size_t>(std::min(settings.translate.batch_size, settings.maxi_batch));
+  while (reader.next_window(lines, window)) {
+    if (window_start == 0) strip_bom(lines.front());  // a byte order mark starts the input, not a line
+    writer.start_window(lines.size());
+    translate_in_parallel(
+        translator, lines, parallel,
+        [&](std::size_t i, Translation translation, const InputNotes& notes) {
+          const std::size_t line_id = window_start + i;
+          std::string record;
+          if (settings.format != OutputFormat::jsonl && !notes.piece_ends.empty())
+            append_split(model->codec(), settings.format, translation, notes, line_id, record);
+          else
+            formatter.append(translation, line_id, record);
+          if (!writer.put(i, std::move(record), input_warnings(line_id + 1, notes, translator.limit())))
+            request_stop();  // the reader is gone: stop quietly
+        },
+        window_start + 1, &stop);
+    window_start += lines.size();
+    if (stop.load()) break;
+    window = std::min(window * 2, static_cast<std::size_t>(settings.maxi_batch));
   }
-  progress.update(line_id, true);
-  if (stop.load()) throw Interrupted(line_id);
+  progress.update(writer.written(), true);
+  if (stopped_by_signal()) throw Interrupted(writer.written());
 }
 
 }  // namespace

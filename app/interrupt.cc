@@ -1,40 +1,83 @@
 #include "interrupt.h"
 
+#include <pthread.h>
+#include <unistd.h>
+
 #include <csignal>
+#include <thread>
 
 namespace s2s::app {
 namespace {
 
 std::atomic<bool> g_stop{false};
-volatile std::sig_atomic_t g_signal = 0;
-static_assert(std::atomic<bool>::is_always_lock_free, "the flag is set from a signal handler");
+std::atomic<int> g_signal{0};  // the signal that asked for the stop, 0 if none did
+std::atomic<bool> g_graceful{false};
 
-extern "C" void on_interrupt(int signal) {
-  if (g_stop.load()) {  // the second one: do what it would have done without us
-    std::signal(signal, SIG_DFL);
-    std::raise(signal);
-    return;
+// _exit, not exit: the main thread goes on running, and static destructors must not run under it.
+void end_now(int signal) {
+  const std::string message = "s2s: " + interrupted_message(0) + "\n";
+  ssize_t ignored = ::write(STDERR_FILENO, message.data(), message.size());
+  (void)ignored;
+  ::_exit(128 + signal);
+}
+
+// The default action of `signal` (termination), taken by this thread alone.
+void die_by(int signal) {
+  std::signal(signal, SIG_DFL);
+  sigset_t just;
+  sigemptyset(&just);
+  sigaddset(&just, signal);
+  pthread_sigmask(SIG_UNBLOCK, &just, nullptr);
+  std::raise(signal);
+  ::_exit(128 + signal);  // not reached
+}
+
+void watch(sigset_t set) {
+  while (true) {
+    int signal = 0;
+    if (sigwait(&set, &signal) != 0) continue;
+    if (!g_graceful.load()) end_now(signal);  // nothing written yet: nothing to save
+    if (g_signal.load() != 0) die_by(signal);  // the second one
+    g_signal.store(signal);
+    g_stop.store(true);
   }
-  g_signal = signal;
-  g_stop.store(true);
 }
 
 }  // namespace
 
-const std::atomic<bool>& install_interrupt_handler() {
-  struct sigaction action {};
-  action.sa_handler = on_interrupt;
-  sigemptyset(&action.sa_mask);
-  action.sa_flags = 0;  // no SA_RESTART: a read waiting for input returns EINTR
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
+void start_signal_watcher() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int signal : {SIGINT, SIGTERM}) {
+    struct sigaction current {};
+    if (sigaction(signal, nullptr, &current) == 0 && current.sa_handler == SIG_IGN) continue;
+    sigaddset(&set, signal);
+  }
+  if (sigisemptyset(&set)) return;
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  std::thread(watch, set).detach();
+}
+
+const std::atomic<bool>& stop_gracefully() {
+  g_graceful.store(true);
   return g_stop;
 }
 
-Interrupted::Interrupted(std::size_t lines_written)
-    : std::runtime_error("interrupted: the first " + std::to_string(lines_written) + " line" +
-                         (lines_written == 1 ? "" : "s") + " written, the rest not translated") {}
+void request_stop() { g_stop.store(true); }
 
-int Interrupted::exit_code() const { return 128 + (g_signal != 0 ? g_signal : SIGINT); }
+bool stopped_by_signal() { return g_signal.load() != 0; }
+
+std::string interrupted_message(std::size_t lines_written) {
+  return "interrupted: the first " + std::to_string(lines_written) + " line" +
+         (lines_written == 1 ? "" : "s") + " written, the rest not translated";
+}
+
+Interrupted::Interrupted(std::size_t lines_written)
+    : std::runtime_error(interrupted_message(lines_written)) {}
+
+int Interrupted::exit_code() const {
+  const int signal = g_signal.load();
+  return 128 + (signal != 0 ? signal : SIGINT);
+}
 
 }  // namespace s2s::app

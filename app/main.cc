@@ -11,6 +11,7 @@
 #include "s2s/core/error.h"
 
 int main(int argc, char** argv) {
+  s2s::app::start_signal_watcher();  // before any other thread starts: they inherit the mask
   s2s::keep_large_allocations_mapped();
   CLI::App app{"s2s: fast CPU translation with Marian / OPUS-MT models"};
   app.require_subcommand(1);

@@ -15,8 +15,18 @@
 #include <string>
 
 #include "s2s/core/tensor.h"
+#include "s2s/ops/precision.h"
 
 namespace s2s::test {
+
+// Whether this CPU computes `precision` (ops::unsupported_reason): tests of bfloat16 and int8
+// numbers skip a precision it cannot, and test_packed_matmul.cc checks the refusal instead.
+inline bool cpu_computes(ops::Precision precision) {
+  const std::string reason = ops::unsupported_reason(precision);
+  if (!reason.empty()) WARN("skipped on this CPU: " << reason);
+  return reason.empty();
+}
+
 
 inline std::string data_path(const std::string& relative) {
   return std::string(S2S_TEST_DATA) + "/" + relative;

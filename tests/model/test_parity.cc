@@ -107,6 +107,7 @@ TEST_CASE("step-by-step logits equal forward_all logits", "[model]") {
   // cache read from the wrong row or position moves them by far more. The exact bfloat16 scheme
   // is checked against numpy in test_precision_parity.cc.
   const ops::Precision precision = GENERATE(ops::Precision::f32, ops::Precision::bf16);
+  if (!test::cpu_computes(precision)) return;
   for (const test::FixtureModel& fixture : test::all_fixtures()) {
     const char* name = fixture.name;
     SECTION(name) {

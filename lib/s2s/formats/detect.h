@@ -17,7 +17,8 @@ std::shared_ptr<const Model> load_model(const std::string& path, const SpmPaths&
                                         ops::Precision precision = ops::Precision::f32);
 
 // The folder of the default model: $S2S_MODEL, else models/<name> next to the executable or in
-// its install prefix (share/s2s/models/<name>). `executable` is argv[0]'s resolved path.
+// its install prefix (share/s2s/models/<name>). `executable`: the running binary's path
+// (/proc/self/exe; argv[0] is only a name when found through PATH).
 std::string default_model_path(const std::string& executable);
 
 }  // namespace s2s::formats

@@ -33,6 +33,27 @@ struct PackedMatmul::Impl {
   std::vector<float> bias_values;  // int8: the bias, added after the row scales
 };
 
+std::string unsupported_reason(Precision p) {
+  // oneDNN's ISA values are feature masks: an ISA includes every bit of the ones below it.
+  const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+  const auto has = [isa](dnnl_cpu_isa_t level) { return (isa & level) == unsigned(level); };
+  switch (p) {
+    case Precision::bf16:
+      if (!has(dnnl_cpu_isa_avx512_core_bf16))
+        return "--precision bfloat16 needs a CPU with AVX512-BF16, which this one lacks; use "
+               "float32 or int8";
+      break;
+    case Precision::int8:
+      if (!has(dnnl_cpu_isa_avx512_core_vnni) && !has(dnnl_cpu_isa_avx2_vnni))
+        return "--precision int8 needs a CPU with VNNI (AVX512-VNNI or AVX-VNNI), which this one "
+               "lacks (its int8 products would saturate); use float32";
+      break;
+    case Precision::f32:
+      break;
+  }
+  return {};
+}
+
 namespace {
 
 memory::data_type compute_type(Precision p) {
@@ -109,6 +130,8 @@ std::vector<float> quantize_weight(const Tensor& weight, WeightLayout layout, di
 
 PackedMatmul::PackedMatmul(const Tensor& weight, WeightLayout layout, const Tensor* bias,
                            Precision precision) {
+  if (const std::string reason = unsupported_reason(precision); !reason.empty())
+    throw UsageError(reason);
   const detail::PackedDims dims = detail::check_packed_weight(weight, layout, bias);
   const dim_t k = dims.in;
   const dim_t n = dims.out;

@@ -20,4 +20,11 @@ const char* precision_name(Precision p);
 // Accepts those names (kPrecisionNames) and the short forms f32 / bf16 / i8.
 std::optional<Precision> parse_precision(const std::string& name);
 
+// Empty when this CPU computes `p` exactly as described above; else why it cannot. bf16 needs
+// AVX512-BF16. int8 needs VNNI (AVX512-VNNI or AVX-VNNI): without it oneDNN multiplies int8 pairs
+// with vpmaddubsw, whose int16 sums saturate (measured on an AVX2-only CPU: errors of 7 where
+// the scheme gives 0.003), so s2s refuses rather than translate silently wrong. PackedMatmul
+// throws UsageError with this text.
+std::string unsupported_reason(Precision p);
+
 }  // namespace s2s::ops

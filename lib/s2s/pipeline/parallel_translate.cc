@@ -1,6 +1,7 @@
 #include "s2s/pipeline/parallel_translate.h"
 
 #include <exception>
+#include <mutex>
 #include <thread>
 
 #include "s2s/core/threads.h"
@@ -25,19 +26,15 @@ std::vector<std::size_t> part_starts(const std::vector<std::string>& lines, std:
 
 }  // namespace
 
-std::vector<Translation> translate_in_parallel(const Translator& translator,
-                                               const std::vector<std::string>& lines,
-                                               const ParallelOptions& options,
-                                               std::size_t first_line_number,
-                                               std::vector<InputNotes>* notes,
-                                               const std::atomic<bool>* stop) {
+void translate_in_parallel(const Translator& translator, const std::vector<std::string>& lines,
+                           const ParallelOptions& options, const Translator::LineDone& done,
+                           std::size_t first_line_number, const std::atomic<bool>* stop) {
   const std::size_t workers = static_cast<std::size_t>(std::max(options.workers, 1));
   if (workers == 1 || lines.size() < workers)
-    return translator.translate(lines, first_line_number, notes, stop);
+    return translator.translate_each(lines, done, first_line_number, stop);
 
   const std::vector<std::size_t> starts = part_starts(lines, workers);
-  std::vector<std::vector<Translation>> results(workers);
-  std::vector<std::vector<InputNotes>> part_notes(workers);
+  std::mutex done_mutex;
   std::vector<std::exception_ptr> errors(workers);
   std::vector<std::thread> threads;
   for (std::size_t w = 0; w < workers; ++w) {
@@ -46,7 +43,13 @@ std::vector<Translation> translate_in_parallel(const Translator& translator,
         set_num_threads(options.threads_per_worker);  // OpenMP's setting is per thread
         const std::vector<std::string> part(lines.begin() + static_cast<std::ptrdiff_t>(starts[w]),
                                             lines.begin() + static_cast<std::ptrdiff_t>(starts[w + 1]));
-        results[w] = translator.translate(part, first_line_number + starts[w], &part_notes[w], stop);
+        translator.translate_each(
+            part,
+            [&](std::size_t i, Translation translation, const InputNotes& notes) {
+              const std::lock_guard<std::mutex> lock(done_mutex);
+              done(starts[w] + i, std::move(translation), notes);
+            },
+            first_line_number + starts[w], stop);
       } catch (...) {
         errors[w] = std::current_exception();
       }
@@ -55,22 +58,6 @@ std::vector<Translation> translate_in_parallel(const Translator& translator,
   for (std::thread& t : threads) t.join();
   for (const std::exception_ptr& e : errors)  // the first part's error first, as one thread would
     if (e) std::rethrow_exception(e);
-
-  std::vector<Translation> all;
-  all.reserve(lines.size());
-  if (notes != nullptr) notes->clear();
-  for (std::size_t w = 0; w < workers; ++w) {
-    const std::size_t size = starts[w + 1] - starts[w];
-    for (std::size_t i = 0; i < size; ++i) {
-      if (notes != nullptr) notes->push_back(std::move(part_notes[w][i]));
-      if (i < results[w].size()) all.push_back(std::move(results[w][i]));
-    }
-    if (results[w].size() < size) {  // stopped in this part: what follows cannot be written
-      if (notes != nullptr) notes->resize(all.size());
-      break;
-    }
-  }
-  return all;
 }
 
 }  // namespace s2s

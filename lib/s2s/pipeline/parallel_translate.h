@@ -20,14 +20,13 @@ struct ParallelOptions {
   int threads_per_worker = 1;  // compute (OpenMP) threads of each
 };
 
-// Same contract as Translator::translate (including `stop`: fewer results than lines when
-// stopped, the lines before the first one not translated). With one worker, or fewer lines
-// than workers, it runs on the calling thread.
-std::vector<Translation> translate_in_parallel(const Translator& translator,
-                                               const std::vector<std::string>& lines,
-                                               const ParallelOptions& options,
-                                               std::size_t first_line_number = 1,
-                                               std::vector<InputNotes>* notes = nullptr,
-                                               const std::atomic<bool>* stop = nullptr);
+// Translator::translate_each over `lines` with options.workers translators at once, each on a
+// contiguous part. Same contract (`done` once per line as soon as it is finished, `stop`), and
+// `done` is never called from two threads at once. With one worker, or fewer lines than
+// workers, it runs on the calling thread.
+void translate_in_parallel(const Translator& translator, const std::vector<std::string>& lines,
+                           const ParallelOptions& options, const Translator::LineDone& done,
+                           std::size_t first_line_number = 1,
+                           const std::atomic<bool>* stop = nullptr);
 
 }  // namespace s2s

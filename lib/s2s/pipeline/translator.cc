@@ -70,27 +70,30 @@ Translator::Translator(std::shared_ptr<const Model> model, TranslateOptions opti
                      " (</s>, language label) to every sentence");
 }
 
-std::vector<Translation> Translator::translate(const std::vector<std::string>& lines,
-                                               std::size_t first_line_number,
-                                               std::vector<InputNotes>* notes_out,
-                                               const std::atomic<bool>* stop) const {
-  const text::TextCodec& codec = model_->codec();
-  const std::int32_t source_eos = model_->config().source_eos_id;
-  const std::size_t limit = limit_.tokens;
-  std::vector<Translation> results(lines.size());
-  std::vector<InputNotes> local_notes;
-  std::vector<InputNotes>& all_notes = notes_out != nullptr ? *notes_out : local_notes;
-  all_notes.assign(lines.size(), InputNotes{});
+namespace {
 
-  // Units: what the model translates, one per line, or one per piece of a split line.
+// What the model translates: one unit per non-blank line, or one per piece of a split line. A
+// line's units are consecutive.
+struct Units {
   std::vector<std::vector<std::int32_t>> ids;
-  std::vector<std::size_t> unit_line;
+  std::vector<std::size_t> line;  // the input line of each unit
+};
+
+// Cleans and encodes every line, splitting or truncating those over the limit as
+// options.long_lines says, and fills `notes` (one per line).
+Units make_units(const std::vector<std::string>& lines, std::size_t first_line_number,
+                 const text::TextCodec& codec, const TranslateOptions& options,
+                 const TokenLimit& token_limit, std::int32_t source_eos,
+                 std::vector<InputNotes>& notes) {
+  const std::size_t limit = token_limit.tokens;
+  notes.assign(lines.size(), InputNotes{});
+  Units units;
   std::string text;
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    InputNotes& notes = all_notes[i];
-    notes.invalid_utf8 = clean_text(lines[i], text).invalid_utf8;
+    InputNotes& note = notes[i];
+    note.invalid_utf8 = clean_text(lines[i], text).invalid_utf8;
     if (is_blank(text)) continue;
-    const std::string& label = options_.target_label;
+    const std::string& label = options.target_label;
     const std::string full = label.empty() ? text : label + " " + text;
     // A huge line is counted in parts (input_text.h count_in_chunks): SentencePiece would need
     // hundreds of megabytes to encode a megabyte at once.
@@ -106,22 +109,21 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& l
       if (chunked.tokens <= limit) line_ids = codec.encode_source(full);
     }
     if (chunked.tokens <= limit) {
-      ids.push_back(std::move(line_ids));
-      unit_line.push_back(i);
+      units.ids.push_back(std::move(line_ids));
+      units.line.push_back(i);
       continue;
     }
-    notes.source_tokens = chunked.tokens;
-    const std::size_t line_number = first_line_number + i;
-    switch (options_.long_lines) {
+    note.source_tokens = chunked.tokens;
+    switch (options.long_lines) {
       case LongLines::fail:
-        throw InputError(too_long_message(line_number, chunked.tokens, limit_) +
+        throw InputError(too_long_message(first_line_number + i, chunked.tokens, token_limit) +
                          "; --long-lines split or truncate would translate it");
       case LongLines::truncate:
         if (line_ids.empty()) line_ids = codec.encode_source(full.substr(0, chunked.over_at));
         crop(line_ids, limit, source_eos);
-        ids.push_back(std::move(line_ids));
-        unit_line.push_back(i);
-        notes.long_line = InputNotes::LongLine::truncated;
+        units.ids.push_back(std::move(line_ids));
+        units.line.push_back(i);
+        note.long_line = InputNotes::LongLine::truncated;
         continue;
       case LongLines::split:
         break;
@@ -141,31 +143,112 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& l
     for (const std::string& piece : pieces) {
       std::vector<std::int32_t> piece_ids = codec.encode_source(prefix + piece);
       crop(piece_ids, limit, source_eos);  // only when one character alone is over the limit
-      ids.push_back(std::move(piece_ids));
-      unit_line.push_back(i);
+      units.ids.push_back(std::move(piece_ids));
+      units.line.push_back(i);
     }
-    notes.long_line = InputNotes::LongLine::split;
-    notes.pieces = pieces.size();
+    note.long_line = InputNotes::LongLine::split;
+    note.pieces = pieces.size();
   }
+  return units;
+}
 
-  std::vector<std::vector<Hypothesis>> found(ids.size());
-  std::vector<char> unit_done(ids.size(), 0);
+// The one hypothesis of a split line: its pieces' best hypotheses joined (translator.h), and
+// where each piece ends in it (note.piece_ends).
+Hypothesis join_pieces(std::vector<std::vector<Hypothesis>>& pieces, const Model& model,
+                       const SearchOptions& search, InputNotes& note) {
+  const text::Vocabulary& target_vocab = model.codec().target_vocab();
+  const std::int32_t eos = model.config().eos_id;
+  const std::int32_t word_mark =
+      target_vocab.contains(kWordMark) ? target_vocab.id_of(kWordMark) : -1;
+  Hypothesis joined;
+  std::size_t total = 1;
+  for (const std::vector<Hypothesis>& piece : pieces)
+    if (!piece.empty()) total += piece.front().ids.size() + 1;
+  joined.ids.reserve(total);
+  joined.token_scores.reserve(total);
+  bool ended = false;  // the last piece's hypothesis ended with </s>
+  float eos_score = 0.0f;
+  for (std::vector<Hypothesis>& piece : pieces) {
+    if (piece.empty()) continue;
+    const Hypothesis& h = piece.front();
+    std::size_t n = h.ids.size();
+    ended = n > 0 && h.ids[n - 1] == eos;
+    if (ended) eos_score = h.token_scores[--n];
+    if (n > 0) {
+      if (!joined.ids.empty() && word_mark >= 0 &&
+          target_vocab.piece(h.ids[0]).compare(0, kWordMark.size(), kWordMark) != 0) {
+        joined.ids.push_back(word_mark);
+        joined.token_scores.push_back(0.0f);
+      }
+      joined.ids.insert(joined.ids.end(), h.ids.begin(),
+                        h.ids.begin() + static_cast<std::ptrdiff_t>(n));
+      joined.token_scores.insert(joined.token_scores.end(), h.token_scores.begin(),
+                                 h.token_scores.begin() + static_cast<std::ptrdiff_t>(n));
+      note.piece_ends.push_back(joined.ids.size());
+    }
+    std::vector<Hypothesis>().swap(piece);  // a huge line's pieces: memory back at once
+  }
+  if (ended) {  // the line's translation ends as its last piece's does
+    joined.ids.push_back(eos);
+    joined.token_scores.push_back(eos_score);
+  }
+  for (float s : joined.token_scores) joined.score += s;
+  joined.normalized_score = normalized_score(joined.score, joined.ids.size(), search);
+  return joined;
+}
+
+}  // namespace
+
+void Translator::translate_each(const std::vector<std::string>& lines, const LineDone& done,
+                                std::size_t first_line_number,
+                                const std::atomic<bool>* stop) const {
+  std::vector<InputNotes> notes;
+  Units units = make_units(lines, first_line_number, model_->codec(), options_, limit_,
+                           model_->config().source_eos_id, notes);
+  const auto stopped = [stop] { return stop != nullptr && stop->load(std::memory_order_relaxed); };
+
+  // Each line's first unit and how many of its units are still to translate.
+  std::vector<std::size_t> first_unit(lines.size(), 0), pending(lines.size(), 0);
+  for (std::size_t u = units.line.size(); u-- > 0;) {
+    first_unit[units.line[u]] = u;
+    ++pending[units.line[u]];
+  }
+  for (std::size_t i = 0; i < lines.size() && !stopped(); ++i)
+    if (pending[i] == 0) done(i, Translation{}, notes[i]);  // blank: nothing to translate
+
+  std::vector<std::vector<Hypothesis>> found(units.ids.size());
+  const auto finish_unit = [&](std::size_t u, std::vector<Hypothesis> hypotheses) {
+    found[u] = std::move(hypotheses);
+    const std::size_t line = units.line[u];
+    if (--pending[line] > 0) return;
+    Translation translation;
+    if (notes[line].long_line == InputNotes::LongLine::split) {
+      std::size_t end = first_unit[line];
+      while (end < found.size() && units.line[end] == line) ++end;
+      std::vector<std::vector<Hypothesis>> pieces(
+          std::make_move_iterator(found.begin() + static_cast<std::ptrdiff_t>(first_unit[line])),
+          std::make_move_iterator(found.begin() + static_cast<std::ptrdiff_t>(end)));
+      translation.hypotheses.push_back(join_pieces(pieces, *model_, options_.search, notes[line]));
+    } else {
+      translation.hypotheses = std::move(found[u]);
+    }
+    done(line, std::move(translation), notes[line]);
+  };
+
   std::vector<std::size_t> lengths;
-  for (const auto& s : ids) lengths.push_back(s.size());
-  const BatchLimits limits{options_.batch_size, options_.batch_tokens};
+  for (const auto& s : units.ids) lengths.push_back(s.size());
+  const std::int32_t source_eos = model_->config().source_eos_id;
   const auto run = [&](const std::size_t* members, std::size_t count) {
     std::vector<std::vector<std::int32_t>> sequences;
-    for (std::size_t k = 0; k < count; ++k) sequences.push_back(ids[members[k]]);
+    for (std::size_t k = 0; k < count; ++k) sequences.push_back(units.ids[members[k]]);
     const Batch batch = make_batch(sequences, source_eos);
     const EncoderOutput encoded = model_->encoder().forward(batch.ids, batch.lengths);
     std::vector<std::vector<Hypothesis>> batch_found =
-        beam_search(*model_, encoded, options_.search);
-    for (std::size_t k = 0; k < count; ++k) {
-      found[members[k]] = std::move(batch_found[k]);
-      unit_done[members[k]] = 1;
-    }
+        beam_search(*model_, encoded, options_.search, stop);
+    if (batch_found.size() != count) return;  // stopped during the search
+    for (std::size_t k = 0; k < count; ++k) finish_unit(members[k], std::move(batch_found[k]));
   };
-  const auto stopped = [stop] { return stop != nullptr && stop->load(std::memory_order_relaxed); };
+  const BatchLimits limits{options_.batch_size, options_.batch_tokens};
   const std::size_t heads = static_cast<std::size_t>(std::max<dim_t>(model_->config().heads, 1));
   for (const std::vector<std::size_t>& members : make_batches(lengths, limits)) {
     // The encoder's attention scores take rows × heads × length² floats: long sentences (up to
@@ -177,71 +260,29 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& l
         std::max<std::size_t>(1, kScoreBytes / (heads * longest * longest * sizeof(float)));
     for (std::size_t start = 0; start < members.size() && !stopped(); start += rows)
       run(members.data() + start, std::min(rows, members.size() - start));
-    if (stopped()) break;
+    if (stopped()) return;
   }
-  // Stopped: keep the lines before the first unit not translated (blank lines need none).
-  std::size_t complete_lines = lines.size();
-  for (std::size_t u = 0; u < unit_done.size(); ++u) {
-    if (!unit_done[u]) {
-      complete_lines = unit_line[u];
-      break;
-    }
-  }
-  found.resize(static_cast<std::size_t>(
-      std::find_if(unit_line.begin(), unit_line.end(),
-                   [&](std::size_t line) { return line >= complete_lines; }) -
-      unit_line.begin()));
-  results.resize(complete_lines);
+}
 
-  // Back into input slots; the pieces of a split line (consecutive units) joined.
-  const text::Vocabulary& target_vocab = codec.target_vocab();
-  const std::int32_t eos = model_->config().eos_id;
-  const std::int32_t word_mark = target_vocab.contains(kWordMark) ? target_vocab.id_of(kWordMark) : -1;
-  for (std::size_t u = 0; u < found.size();) {
-    const std::size_t line = unit_line[u];
-    std::size_t end = u;
-    while (end < found.size() && unit_line[end] == line) ++end;
-    if (all_notes[line].long_line != InputNotes::LongLine::split) {
-      results[line].hypotheses = std::move(found[u]);
-      u = end;
-      continue;
-    }
-    Hypothesis joined;
-    std::size_t total = 1;
-    for (std::size_t k = u; k < end; ++k)
-      if (!found[k].empty()) total += found[k].front().ids.size() + 1;
-    joined.ids.reserve(total);
-    joined.token_scores.reserve(total);
-    bool ended = false;  // the last piece's hypothesis ended with </s>
-    float eos_score = 0.0f;
-    for (; u < end; ++u) {
-      if (found[u].empty()) continue;
-      const Hypothesis& h = found[u].front();
-      std::size_t n = h.ids.size();
-      ended = n > 0 && h.ids[n - 1] == eos;
-      if (ended) eos_score = h.token_scores[--n];
-      if (n > 0) {
-        if (!joined.ids.empty() && word_mark >= 0 &&
-            target_vocab.piece(h.ids[0]).compare(0, kWordMark.size(), kWordMark) != 0) {
-          joined.ids.push_back(word_mark);
-          joined.token_scores.push_back(0.0f);
-        }
-        joined.ids.insert(joined.ids.end(), h.ids.begin(),
-                          h.ids.begin() + static_cast<std::ptrdiff_t>(n));
-        joined.token_scores.insert(joined.token_scores.end(), h.token_scores.begin(),
-                                   h.token_scores.begin() + static_cast<std::ptrdiff_t>(n));
-        all_notes[line].piece_ends.push_back(joined.ids.size());
-      }
-      std::vector<Hypothesis>().swap(found[u]);  // a huge line's pieces: memory back at once
-    }
-    if (ended) {  // the line's translation ends as its last piece's does
-      joined.ids.push_back(eos);
-      joined.token_scores.push_back(eos_score);
-    }
-    for (float s : joined.token_scores) joined.score += s;
-    joined.normalized_score = normalized_score(joined.score, joined.ids.size(), options_.search);
-    results[line].hypotheses.push_back(std::move(joined));
-  }
+std::vector<Translation> Translator::translate(const std::vector<std::string>& lines,
+                                               std::size_t first_line_number,
+                                               std::vector<InputNotes>* notes,
+                                               const std::atomic<bool>* stop) const {
+  std::vector<Translation> results(lines.size());
+  std::vector<char> finished(lines.size(), 0);
+  if (notes != nullptr) notes->assign(lines.size(), InputNotes{});
+  translate_each(
+      lines,
+      [&](std::size_t i, Translation translation, const InputNotes& note) {
+        results[i] = std::move(translation);
+        finished[i] = 1;
+        if (notes != nullptr) (*notes)[i] = note;
+      },
+      first_line_number, stop);
+  // Stopped: keep the lines before the first one not translated.
+  const std::size_t complete = static_cast<std::size_t>(
+      std::find(finished.begin(), finished.end(), 0) - finished.begin());
+  results.resize(complete);
   return results;
 }
 

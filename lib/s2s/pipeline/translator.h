@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -62,14 +63,28 @@ class Translator {
   // UsageError when max_length leaves no room for text next to what the model adds.
   Translator(std::shared_ptr<const Model> model, TranslateOptions options);
 
-  // One result per input line, same order. A line's result never depends on the other lines.
-  // first_line_number: the 1-based number of lines[0] in the whole input, for error messages
-  // (InputError naming the line for a long line with LongLines::fail). `notes`, when given,
-  // receives what was done to each line, for warnings.
+  // Called for each input line (lines[index]) as soon as its translation is complete, in no
+  // particular order, with what was done to the line (`notes`).
+  using LineDone = std::function<void(std::size_t index, Translation translation,
+                                      const InputNotes& notes)>;
+
+  // Translates `lines`, calling `done` once per line as each one is finished: blank lines first,
+  // then the lines of each batch as the batch ends, so that a caller can write out every line
+  // whose predecessors are all finished without waiting for the rest. A line's result never
+  // depends on the other lines.
   //
-  // `stop`, when given, is checked before each batch: once it is true, no further batch is
-  // started and the result holds only the lines before the first one not fully translated
-  // (fewer results than lines means stopped; the caller writes those and ends).
+  // first_line_number: the 1-based number of lines[0] in the whole input, for error messages
+  // (InputError naming the line for a long line with LongLines::fail, thrown before any line is
+  // done). `stop`, when given, is checked between batches and decoder steps: once it is true the
+  // batch in progress is abandoned and no further line is done (the call returns within one
+  // decoder step).
+  void translate_each(const std::vector<std::string>& lines, const LineDone& done,
+                      std::size_t first_line_number = 1,
+                      const std::atomic<bool>* stop = nullptr) const;
+
+  // translate_each, collected: one result per input line, same order. `notes`, when given,
+  // receives what was done to each line, for warnings. When stopped, the result holds only the
+  // lines before the first one not fully translated (fewer results than lines means stopped).
   std::vector<Translation> translate(const std::vector<std::string>& lines,
                                      std::size_t first_line_number = 1,
                                      std::vector<InputNotes>* notes = nullptr,

@@ -112,7 +112,8 @@ std::vector<Hypothesis> ranked(std::vector<Hypothesis> finished, bool n_best) {
 }  // namespace
 
 std::vector<std::vector<Hypothesis>> beam_search(const Model& model, const EncoderOutput& encoded,
-                                                 const SearchOptions& options) {
+                                                 const SearchOptions& options,
+                                                 const std::atomic<bool>* stop) {
   if (options.beam_size < 1) throw UsageError("beam size must be at least 1");
   const dim_t batch = static_cast<dim_t>(encoded.lengths.size());
   std::vector<SentenceBeam> beams(batch);
@@ -138,6 +139,7 @@ std::vector<std::vector<Hypothesis>> beam_search(const Model& model, const Encod
   thread_local Tensor log_probs, top_values, top_indices;
   const ForbiddenIds forbidden(model, options, model.config().target_vocab_size);
   while (!live.empty()) {
+    if (stop != nullptr && stop->load(std::memory_order_relaxed)) return {};
     model.decoder().step(state, previous, log_probs);  // logits, then
     ops::log_softmax(log_probs, log_probs);
     dim_t k = 1;

@@ -10,6 +10,7 @@
 // Decoder state moves only through DecoderState::select_rows; finished sentences leave the batch.
 #pragma once
 
+#include <atomic>
 #include <vector>
 
 #include "s2s/model/model.h"
@@ -19,8 +20,10 @@
 namespace s2s {
 
 // For each row of `encoded`: its finished hypotheses, best first (all of them with n_best,
-// else only the best).
+// else only the best). `stop`, when given, is checked before every decoder step: once it is
+// true the search is abandoned and the result is empty (no row's result is kept).
 std::vector<std::vector<Hypothesis>> beam_search(const Model& model, const EncoderOutput& encoded,
-                                                 const SearchOptions& options);
+                                                 const SearchOptions& options,
+                                                 const std::atomic<bool>* stop = nullptr);
 
 }  // namespace s2s

@@ -1,0 +1,102 @@
+// Translator::translate_each: every line is delivered exactly once, as soon as its batch ends, with
+// the result translate() gives; a stop ends the call within one decoder step and delivers no
+// line after it; beam search abandons its batch when stopped.
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "s2s/batch/batch.h"
+#include "s2s/formats/detect.h"
+#include "s2s/pipeline/parallel_translate.h"
+#include "s2s/pipeline/translator.h"
+#include "s2s/search/beam.h"
+#include "test_utils.h"
+
+namespace s2s {
+namespace {
+
+std::shared_ptr<const Model> fixture_model() {
+  return formats::load_model(test::data_path("models/marian-postnorm-swish-tiedall"));
+}
+
+std::vector<std::string> sample_lines() {
+  return {"The license is free.", "", "You may copy the program!", "   ", "Is this the world?",
+          "Hello world.", "the the the", "This package provides a tool."};
+}
+
+}  // namespace
+
+TEST_CASE("translate_each delivers every line once, with translate()'s result", "[pipeline]") {
+  const auto model = fixture_model();
+  TranslateOptions options;
+  options.search.beam_size = 2;
+  options.batch_size = 2;
+  const Translator translator(model, options);
+  const std::vector<std::string> lines = sample_lines();
+  const std::vector<Translation> expected = translator.translate(lines);
+  REQUIRE(expected.size() == lines.size());
+
+  for (const int workers : {1, 3}) {
+    std::vector<int> times(lines.size(), 0);
+    std::vector<Translation> got(lines.size());
+    std::vector<std::size_t> order;
+    translate_in_parallel(translator, lines, ParallelOptions{workers, 1},
+                          [&](std::size_t i, Translation t, const InputNotes&) {
+                            REQUIRE(i < lines.size());
+                            ++times[i];
+                            got[i] = std::move(t);
+                            order.push_back(i);
+                          });
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      CHECK(times[i] == 1);
+      REQUIRE(got[i].hypotheses.size() == expected[i].hypotheses.size());
+      if (!got[i].hypotheses.empty()) CHECK(got[i].hypotheses[0].ids == expected[i].hypotheses[0].ids);
+    }
+    if (workers == 1) {  // blank lines need no batch: they come first
+      REQUIRE(order.size() == lines.size());
+      CHECK(order[0] == 1);
+      CHECK(order[1] == 3);
+    }
+  }
+}
+
+TEST_CASE("translate_each: a stop ends the call and no line is delivered after it", "[pipeline]") {
+  const auto model = fixture_model();
+  TranslateOptions options;
+  options.search.beam_size = 2;
+  options.batch_size = 1;  // one line per batch: the stop lands with six batches to go
+  const Translator translator(model, options);
+  const std::vector<std::string> lines = sample_lines();
+  std::atomic<bool> stop{false};
+  std::size_t delivered = 0, after_stop = 0;
+  translator.translate_each(
+      lines,
+      [&](std::size_t, Translation t, const InputNotes&) {
+        if (stop.load()) ++after_stop;
+        ++delivered;
+        if (!t.hypotheses.empty()) stop.store(true);  // stop at the first translated line
+      },
+      1, &stop);
+  CHECK(after_stop == 0);
+  CHECK(delivered == 3);  // the two blank lines, then one translated line
+
+  // translate(): only the lines before the first one not translated.
+  std::atomic<bool> stopped{true};
+  CHECK(translator.translate(lines, 1, nullptr, &stopped).empty());
+}
+
+TEST_CASE("beam_search: stopped before a step, it abandons the batch", "[search]") {
+  const auto model = fixture_model();
+  const std::vector<std::int32_t> ids = model->codec().encode_source("The license is free.");
+  const Batch batch = make_batch({ids}, model->config().source_eos_id);
+  const EncoderOutput encoded = model->encoder().forward(batch.ids, batch.lengths);
+  SearchOptions options;
+  options.beam_size = 3;
+  std::atomic<bool> stop{false};
+  CHECK(beam_search(*model, encoded, options, &stop).size() == 1);
+  stop.store(true);
+  CHECK(beam_search(*model, encoded, options, &stop).empty());
+}
+
+}  // namespace s2s
