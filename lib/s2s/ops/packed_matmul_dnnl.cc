@@ -9,7 +9,12 @@
 //   y[m, n] = x_scale[m] · w_scale[n] · Σ_k xq[m, k] · Wq[k, n] + bias[n].
 // oneDNN applies w_scale as per-column output scales (fixed at creation); x_scale, which changes
 // with every call, and the bias are applied here afterwards (the primitive has no bias then).
+#include <omp.h>
+
 #include <algorithm>
+#include <functional>
+#include <map>
+#include <mutex>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -27,10 +32,26 @@ using tag = memory::format_tag;
 
 struct PackedMatmul::Impl {
   Precision precision = Precision::f32;
-  detail::Primitive matmul;
   memory weights;  // [K, N] in the primitive's layout and type, owned by oneDNN
   memory bias;     // [1, N] f32 copy; null when there is no bias
   std::vector<float> bias_values;  // int8: the bias, added after the row scales
+
+  // oneDNN fixes a matmul's thread count when the primitive is created (it runs
+  // parallel(nthr) whatever OpenMP's setting is then), so there is one primitive per OpenMP
+  // thread count it is called with: --workers threads and share_cores() (core/threads.h) run
+  // with fewer threads than the load did. All of them use the weights packed at load.
+  std::function<dnnl::matmul::primitive_desc()> make_pd;  // for the calling thread's count
+  mutable std::mutex mutex;
+  mutable std::map<int, detail::Primitive> by_threads;
+
+  const detail::Primitive& matmul() const {
+    const int threads = omp_get_max_threads();
+    const std::lock_guard<std::mutex> lock(mutex);
+    auto it = by_threads.find(threads);
+    if (it == by_threads.end())
+      it = by_threads.emplace(threads, detail::make_primitive<dnnl::matmul>(make_pd())).first;
+    return it->second;
+  }
 };
 
 std::string unsupported_reason(Precision p) {
@@ -156,8 +177,15 @@ PackedMatmul::PackedMatmul(const Tensor& weight, WeightLayout layout, const Tens
     attr.set_output_scales(1 << 1, weight_scales);  // one scale per column n
   }
   const dnnl::matmul::primitive_desc pd(desc, attr, backend::engine());
-  impl->matmul = detail::make_primitive<dnnl::matmul>(pd);
+  impl->by_threads.emplace(omp_get_max_threads(), detail::make_primitive<dnnl::matmul>(pd));
   impl->weights = memory(pd.weights_desc(), backend::engine());
+  // Later thread counts: the same matmul over the weights in the layout chosen now.
+  const memory::desc packed_md = pd.weights_desc();
+  impl->make_pd = [=]() {
+    const auto fixed = primitive_bias ? dnnl::matmul::desc(x_md, packed_md, bias_md, y_md)
+                                      : dnnl::matmul::desc(x_md, packed_md, y_md);
+    return dnnl::matmul::primitive_desc(fixed, attr, backend::engine());
+  };
 
   // The weight as given, seen as [K, N]: row-major for in_out, column-major ([N, K] rows) for
   // out_in; int8 weights were quantized into row-major [K, N] above.
@@ -221,7 +249,7 @@ void PackedMatmul::operator()(const Tensor& x, Tensor& y) const {
       {DNNL_ARG_DST, backend::memory_of(y, y_md)},
   };
   if (impl.bias) args.emplace(DNNL_ARG_BIAS, impl.bias);
-  detail::execute(impl.matmul, std::move(args));
+  detail::execute(impl.matmul(), std::move(args));
   if (impl.precision == Precision::int8) {
     float* out = y.data<float>();
     const float* b = impl.bias_values.empty() ? nullptr : impl.bias_values.data();

@@ -69,7 +69,9 @@ std::string key_of(float value) {
   return std::to_string(bits);
 }
 
-Primitive cached_primitive(const std::string& key, const std::function<Primitive()>& make) {
+Primitive cached_primitive(const std::string& op_key, const std::function<Primitive()>& make) {
+  // oneDNN fixes some primitives' thread count at creation: one per OpenMP count in force.
+  const std::string key = op_key + "@" + std::to_string(omp_get_max_threads());
   Cache& c = cache();
   {
     std::lock_guard<std::mutex> lock(c.mutex);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "s2s/core/threads.h"
 #include "s2s/ops/softmax.h"
 #include "s2s/ops/topk.h"
 #include "s2s/search/greedy.h"
@@ -140,6 +141,7 @@ std::vector<std::vector<Hypothesis>> beam_search(const Model& model, const Encod
   const ForbiddenIds forbidden(model, options, model.config().target_vocab_size);
   while (!live.empty()) {
     if (stop != nullptr && stop->load(std::memory_order_relaxed)) return {};
+    share_cores();  // fewer threads while other processes take cores (core/threads.h)
     model.decoder().step(state, previous, log_probs);  // logits, then
     ops::log_softmax(log_probs, log_probs);
     dim_t k = 1;
