@@ -7,7 +7,8 @@
 #
 # Prints a table: input, characters, wall seconds, seconds per 100k characters, peak RSS (MB, from
 # /usr/bin/time), output characters, and the warnings s2s printed. Defaults: S2S build/s2s, MODEL
-# models/en-de. Run it on an otherwise idle machine; ONLY=name runs one input.
+# models/en-de. Run it on an otherwise idle machine; ONLY=name runs one input, TIMEOUT=s stops
+# each run after that many seconds (shown as "> s").
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,10 +49,12 @@ for name in no-spaces one-char random-bytes long-number mixed-scripts 100k-words
   in="$WORK/$name"
   chars=$(python3 -c "import sys; print(len(open(sys.argv[1], 'rb').read().decode('utf-8', 'replace')) - 1)" "$in")
   start=$(date +%s%N)
-  /usr/bin/time -f '%M' -o "$WORK/rss" "$S2S" translate -m "$MODEL" -i "$in" -o "$WORK/out" 2> "$WORK/err" || true
+  /usr/bin/time -f '%M' -o "$WORK/rss" timeout -s INT "${TIMEOUT:-3600}" \
+    "$S2S" translate -m "$MODEL" -i "$in" -o "$WORK/out" 2> "$WORK/err" || true
   seconds=$(echo "scale=2; ($(date +%s%N) - $start) / 1000000000" | bc)
+  grep -q interrupted "$WORK/err" && seconds="> $seconds"
   rss=$(( $(tail -1 "$WORK/rss") / 1024 ))
-  per=$(echo "scale=2; $seconds * 100000 / $chars" | bc)
+  per=$(echo "scale=2; ${seconds#> } * 100000 / $chars" | bc)
   out_chars=$(wc -m < "$WORK/out")
   warnings=$(grep -c 'warning' "$WORK/err" || true)
   echo "| $name | $chars | $seconds | $per | $rss | $out_chars | $warnings: $(head -c 160 "$WORK/err" | tr '\n' ' ') |"

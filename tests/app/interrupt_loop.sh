@@ -5,7 +5,7 @@
 #  - exit code 130 (SIGINT) or 143 (SIGTERM), never a crash (134 abort, 139 segfault);
 #  - stderr is exactly "s2s: interrupted: the first N lines written, the rest not translated";
 #  - the output is N lines, exactly the first N lines of an uninterrupted run;
-#  - the process ends within 3 s of the signal (the target is 1 s; CI machines are shared).
+#  - the process ends within 3 s of the signal (STOP_LIMIT_MS; the target is 1 s, CI is shared).
 # A run that finished before its signal must have written everything. Prints one line per run
 # and a summary; exits 1 on the first failure. CTest runs a short loop (tests/CMakeLists.txt); the
 # closing notes of issue 17 give the long ones (bash tests/app/interrupt_loop.sh build/s2s
@@ -51,6 +51,7 @@ for ((run = 1; run <= RUNS; run++)); do
   wait "$pid"
   code=$?
   ms=$((($(now) - sent) / 1000000))
+  touch "$WORK/out.txt"  # -o is created after the model loads: a signal may come first
   lines=$(wc -l < "$WORK/out.txt")
   if [ "$code" = 0 ]; then  # finished before the signal
     cmp -s "$WORK/out.txt" "$WORK/reference.txt" || fail "$run" "exit 0 but the output is not the full translation"
@@ -64,7 +65,7 @@ for ((run = 1; run <= RUNS; run++)); do
   [ "$(cat "$WORK/err.txt")" = "$message" ] || fail "$run" "stderr '$(head -c 400 "$WORK/err.txt")', expected '$message'"
   head -n "$lines" "$WORK/reference.txt" | cmp -s - "$WORK/out.txt" ||
     fail "$run" "the $lines lines written are not the first lines of the uninterrupted output"
-  ((ms <= 3000)) || fail "$run" "took ${ms} ms from SIG$signal to exit"
+  ((ms <= ${STOP_LIMIT_MS:-3000})) || fail "$run" "took ${ms} ms from SIG$signal to exit"
   ((ms > worst_ms)) && worst_ms=$ms
   echo "run $run: SIG$signal after ${delay}s: exit $code in ${ms} ms, $lines lines"
 done

@@ -139,7 +139,7 @@ TEST_CASE("translate: hostile bytes never crash, shift lines or leak into stdout
   const auto model = load();
   CHECK(r.err == "s2s: warning: line 2: invalid UTF-8 replaced with U+FFFD (2 sequences)\n"
                  "s2s: warning: line 10: invalid UTF-8 replaced with U+FFFD (3 sequences)\n" +
-                     split_warning(*model, 14, big, 1000));
+                     split_warning(*model, 14, big, 256));
   CHECK(test::run_s2s(args + " --quiet", dirty).err.empty());
 }
 
@@ -153,7 +153,7 @@ TEST_CASE("translate: a 1 MB line without a final newline, split or truncated", 
     REQUIRE(r.exit_code == 0);
     CHECK(test::count_lines(r.out) == 2);
     CHECK(valid_utf8(r.out));
-    CHECK(r.err == split_warning(*model, 2, big, 1000));
+    CHECK(r.err == split_warning(*model, 2, big, 256));
   }
   SECTION("truncate") {
     const auto r = test::run_s2s(args + " --long-lines truncate", input);
@@ -164,9 +164,9 @@ TEST_CASE("translate: a 1 MB line without a final newline, split or truncated", 
       return model->codec().encode_source(s).size();
     };
     CHECK(r.err == "s2s: warning: line 2: " +
-                       std::to_string(count_in_chunks(big, 1000, count).tokens) +
-                       " tokens, more than the limit of 1000 (--max-length): truncated to its "
-                       "first 1000 tokens\n");
+                       std::to_string(count_in_chunks(big, 256, count).tokens) +
+                       " tokens, more than the limit of 256 (--max-length): truncated to its "
+                       "first 256 tokens\n");
   }
 }
 

@@ -252,7 +252,7 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
   const std::size_t heads = static_cast<std::size_t>(std::max<dim_t>(model_->config().heads, 1));
   for (const std::vector<std::size_t>& members : make_batches(lengths, limits)) {
     // The encoder's attention scores take rows × heads × length² floats: long sentences (up to
-    // the limit, 1000 tokens by default) go a few rows at a time so that they stay within
+    // the limit, 256 tokens by default) go a few rows at a time so that they stay within
     // kScoreBytes. Results do not depend on batching.
     std::size_t longest = 1;
     for (std::size_t m : members) longest = std::max(longest, lengths[m]);

@@ -31,9 +31,13 @@ struct TranslateOptions {
   SearchOptions search;
   dim_t batch_size = 32;   // sentences per batch
   dim_t batch_tokens = 0;  // if > 0: padded source tokens per batch instead of sentences
-  // Most source tokens one sentence may have (language label and </s> included), as Marian's
-  // translation max-length; the model's learned position table lowers it.
-  dim_t max_length = 1000;
+  // Most source tokens one sentence may have (language label and </s> included); the model's
+  // learned position table lowers it. 256, not Marian's 1000: OPUS-MT models are trained on
+  // sentences up to about that length, and decoding cost grows with the square of a sentence's
+  // length (up to 3x its tokens of output), so a line of junk over 256 tokens is split at
+  // sentence ends and costs time in proportion to its length (bench/README.md, worst inputs:
+  // 2,000 characters without spaces 19.5 s -> 2.9 s). Normal sentences are far shorter.
+  dim_t max_length = 256;
   LongLines long_lines = LongLines::split;
   // Multilingual models: a >>xxx<< token put before every line (and every piece of a split
   // line). Without it, a line's own leading label is repeated before each of its pieces.
