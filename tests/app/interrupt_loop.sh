@@ -12,6 +12,9 @@
 # models/en-de 100).
 set -u
 set -m  # job control: background jobs get SIGINT as it is (a non-interactive shell ignores it)
+# ...unless this script was itself started ignoring SIGINT (`cmd &` from a script), which bash
+# cannot undo: env resets the two signals to their default for s2s.
+run_s2s() { exec env --default-signal=INT,TERM "$S2S" "$@"; }  # run as `run_s2s ... &`: $! is s2s
 S2S=$1
 MODEL=$2
 RUNS=$3
@@ -40,9 +43,9 @@ for ((run = 1; run <= RUNS; run++)); do
   delay=$(awk -v r="$RANDOM" -v m="$MAX_DELAY" 'BEGIN { printf "%.3f", r / 32767 * m }')
   rm -f "$WORK/out.txt"
   if (((run / 2) % 2)); then
-    "$S2S" translate -m "$MODEL" -i "$WORK/in.txt" -o "$WORK/out.txt" 2> "$WORK/err.txt" &
+    run_s2s translate -m "$MODEL" -i "$WORK/in.txt" -o "$WORK/out.txt" 2> "$WORK/err.txt" &
   else
-    "$S2S" translate -m "$MODEL" < "$WORK/in.txt" > "$WORK/out.txt" 2> "$WORK/err.txt" &
+    run_s2s translate -m "$MODEL" < "$WORK/in.txt" > "$WORK/out.txt" 2> "$WORK/err.txt" &
   fi
   pid=$!
   sleep "$delay"
