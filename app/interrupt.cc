@@ -43,9 +43,8 @@ void watch(sigset_t set) {
   }
 }
 
-}  // namespace
-
-void start_signal_watcher() {
+// SIGINT and SIGTERM, less those the process inherited as ignored.
+sigset_t watched_signals() {
   sigset_t set;
   sigemptyset(&set);
   for (int signal : {SIGINT, SIGTERM}) {
@@ -53,8 +52,26 @@ void start_signal_watcher() {
     if (sigaction(signal, nullptr, &current) == 0 && current.sa_handler == SIG_IGN) continue;
     sigaddset(&set, signal);
   }
+  return set;
+}
+
+// Blocked before main too: a signal that comes while the shared libraries initialise (a
+// sanitizer build takes seconds there) then waits for the watcher instead of killing the process
+// without a word. The executable's .preinit_array runs before every library's constructor.
+void block_early(int, char**, char**) {
+  const sigset_t set = watched_signals();
+  sigprocmask(SIG_BLOCK, &set, nullptr);
+}
+__attribute__((section(".preinit_array"), used)) void (*const block_signals_early)(int, char**,
+                                                                                 char**) =
+    block_early;
+
+}  // namespace
+
+void start_signal_watcher() {
+  const sigset_t set = watched_signals();
   if (sigisemptyset(&set)) return;
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);  // already blocked since preinit; kept for clarity
   std::thread(watch, set).detach();
 }
 
