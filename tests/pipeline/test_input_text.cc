@@ -209,8 +209,8 @@ TEST_CASE("Translator: a long line is split, its pieces translated and joined", 
   const auto model = tiny_model();
   TranslateOptions options;
   options.search.beam_size = 1;
+  options.max_length = 12;  // each sentence fits, the line does not
   const Translator whole(model, options);
-  options.max_length = 12;
   const Translator limited(model, options);
   const std::vector<std::string> sentences = {"The license is free.", "You may copy the program!",
                                               "Is this the world?", "Hello world."};
@@ -300,7 +300,6 @@ TEST_CASE("Translator: every piece of a split line gets the language label", "[p
   const auto model = tiny_model("marian-ymlids-gelu-tied");
   TranslateOptions options;
   options.search.beam_size = 1;
-  const Translator whole(model, options);
   // A limit that holds each sentence with its label, not both.
   const auto& codec = model->codec();
   options.max_length = static_cast<dim_t>(
@@ -308,6 +307,7 @@ TEST_CASE("Translator: every piece of a split line gets the language label", "[p
                codec.encode_source(">>deu<< Hello world.").size()));
   REQUIRE(codec.encode_source(">>deu<< The license is free. Hello world.").size() >
           static_cast<std::size_t>(options.max_length));
+  const Translator whole(model, options);
   const Translator limited(model, options);
   options.target_label = ">>deu<<";
   const Translator labelled(model, options);

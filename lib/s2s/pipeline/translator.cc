@@ -46,7 +46,12 @@ std::string long_line_message(std::size_t line_number, const InputNotes& notes,
   switch (notes.long_line) {
     case InputNotes::LongLine::split:
       return head + ": split into " + std::to_string(notes.pieces) +
-             " pieces, translated separately and joined";
+             " pieces, translated separately and joined" +
+             (notes.loops_cut == 0
+                  ? std::string()
+                  : "; the translations of " + std::to_string(notes.loops_cut) +
+                        " of them fell into a loop and were cut after " +
+                        std::to_string(kLoopSpan) + " repeating tokens");
     case InputNotes::LongLine::truncated:
       return head + ": truncated to its first " + std::to_string(limit.tokens) + " tokens";
     case InputNotes::LongLine::no:
@@ -68,6 +73,10 @@ Translator::Translator(std::shared_ptr<const Model> model, TranslateOptions opti
     throw UsageError(limit_.describe() + " leaves no room for text: the model adds " +
                      std::to_string(added) + " token" + (added == 1 ? "" : "s") +
                      " (</s>, language label) to every sentence");
+  // A translation is held to --max-length as its source is (search/options.h); not to a learned
+  // position table, which Marian clamps for targets (model-formats.md §1.2).
+  if (options_.search.max_length <= 0 || options_.search.max_length > options_.max_length)
+    options_.search.max_length = options_.max_length;
 }
 
 namespace {
@@ -171,6 +180,7 @@ Hypothesis join_pieces(std::vector<std::vector<Hypothesis>>& pieces, const Model
   for (std::vector<Hypothesis>& piece : pieces) {
     if (piece.empty()) continue;
     const Hypothesis& h = piece.front();
+    if (h.cut_in_loop) ++note.loops_cut;
     std::size_t n = h.ids.size();
     ended = n > 0 && h.ids[n - 1] == eos;
     if (ended) eos_score = h.token_scores[--n];
@@ -243,8 +253,12 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
     for (std::size_t k = 0; k < count; ++k) sequences.push_back(units.ids[members[k]]);
     const Batch batch = make_batch(sequences, source_eos);
     const EncoderOutput encoded = model_->encoder().forward(batch.ids, batch.lengths);
+    // The pieces of a split line are guarded against loops (search/beam.h); whole lines never.
+    std::vector<char> guard_loops;
+    for (std::size_t k = 0; k < count; ++k)
+      guard_loops.push_back(notes[units.line[members[k]]].long_line == InputNotes::LongLine::split);
     std::vector<std::vector<Hypothesis>> batch_found =
-        beam_search(*model_, encoded, options_.search, stop);
+        beam_search(*model_, encoded, options_.search, stop, &guard_loops);
     if (batch_found.size() != count) return;  // stopped during the search
     for (std::size_t k = 0; k < count; ++k) finish_unit(members[k], std::move(batch_found[k]));
   };

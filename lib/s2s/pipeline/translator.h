@@ -4,7 +4,8 @@
 // (batch/batcher.h), encoded once per batch, searched, and put back into their input slots.
 //
 // A line longer than the token limit (TranslateOptions::max_length, never more than a learned
-// position table) is split, truncated or refused as options.long_lines says. Split: its pieces
+// position table) is split, truncated or refused as options.long_lines says; no translation is
+// longer than that limit either. Split: its pieces
 // (input_text.h split_to_limit) are translated as separate sentences, batched with every other
 // line, and their best hypotheses joined into the line's one result: target ids concatenated
 // (the pieces' </s> dropped but the last one's; a '▁' token put between two pieces when the next
@@ -50,6 +51,7 @@ struct InputNotes {
   std::size_t source_tokens = 0;  // when the line was over the limit: its token count
   enum class LongLine { no, split, truncated } long_line = LongLine::no;
   std::size_t pieces = 0;  // split: how many pieces were translated
+  std::size_t loops_cut = 0;  // split: pieces whose translation the loop guard cut (search/beam.h)
   // split: where each piece's translation ends in the joined hypothesis' ids (</s> excluded), so
   // that a caller can decode a huge line piece by piece (SentencePiece needs a few hundred bytes
   // per token to decode at once).

@@ -6,7 +6,6 @@
 #include "s2s/core/threads.h"
 #include "s2s/ops/softmax.h"
 #include "s2s/ops/topk.h"
-#include "s2s/search/greedy.h"
 #include "s2s/search/scoring_rules.h"
 
 namespace s2s {
@@ -28,6 +27,7 @@ struct Candidate {
 struct SentenceBeam {
   dim_t width;  // B_cur: shrinks by one for every hypothesis that finishes with </s>
   dim_t limit;  // maximum target length in tokens
+  bool guard_loops = false;
   std::vector<Hypothesis> finished;
 };
 
@@ -112,9 +112,21 @@ std::vector<Hypothesis> ranked(std::vector<Hypothesis> finished, bool n_best) {
 
 }  // namespace
 
+bool caught_in_loop(const std::vector<std::int32_t>& ids) {
+  const std::size_t n = ids.size(), span = static_cast<std::size_t>(kLoopSpan);
+  if (n < span) return false;
+  for (std::size_t period = 1; period <= static_cast<std::size_t>(kLoopPeriod); ++period) {
+    std::size_t i = n - span + period;
+    while (i < n && ids[i] == ids[i - period]) ++i;
+    if (i == n) return true;
+  }
+  return false;
+}
+
 std::vector<std::vector<Hypothesis>> beam_search(const Model& model, const EncoderOutput& encoded,
                                                  const SearchOptions& options,
-                                                 const std::atomic<bool>* stop) {
+                                                 const std::atomic<bool>* stop,
+                                                 const std::vector<char>* guard_loops) {
   if (options.beam_size < 1) throw UsageError("beam size must be at least 1");
   const dim_t batch = static_cast<dim_t>(encoded.lengths.size());
   std::vector<SentenceBeam> beams(batch);
@@ -123,6 +135,7 @@ std::vector<std::vector<Hypothesis>> beam_search(const Model& model, const Encod
   for (dim_t b = 0; b < batch; ++b) {
     beams[b].width = options.beam_size;
     beams[b].limit = max_target_length(encoded.lengths[b], options);
+    beams[b].guard_loops = guard_loops != nullptr && (*guard_loops)[b] != 0;
     longest = std::max(longest, beams[b].limit);
     live.push_back({static_cast<std::int32_t>(b), Hypothesis{}});  // the start state
   }
@@ -168,6 +181,10 @@ std::vector<std::vector<Hypothesis>> beam_search(const Model& model, const Encod
           --beam.width;
         } else if (static_cast<dim_t>(h.ids.size()) >= beam.limit) {
           finish(beam, std::move(h), options);  // cut at the length limit, without </s>
+        } else if (beam.guard_loops && caught_in_loop(h.ids)) {
+          h.cut_in_loop = true;  // finished as if with </s>: the beam shrinks, no refill
+          finish(beam, std::move(h), options);
+          --beam.width;
         } else {
           next.push_back({sentence, std::move(h)});
           rows.push_back(c.row);

@@ -7,10 +7,15 @@
 //    refill); when hypotheses reach ceil(max_length_factor × source length) tokens, the live
 //    ones are finished as they are;
 //  - finished hypotheses are ranked by scoring_rules.h; the best (or the n-best list) is returned.
+// Beyond Marian, for rows the caller marks (the pieces of a line too long for the model, never
+// a normal sentence): a hypothesis caught in a loop, whose last kLoopSpan tokens repeat one
+// n-gram of at most kLoopPeriod tokens, is finished as it is (Hypothesis::cut_in_loop). Junk
+// such as 100,000 copies of one letter otherwise costs a full-length decode per piece.
 // Decoder state moves only through DecoderState::select_rows; finished sentences leave the batch.
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <vector>
 
 #include "s2s/model/model.h"
@@ -19,11 +24,19 @@
 
 namespace s2s {
 
+inline constexpr dim_t kLoopSpan = 64;
+inline constexpr dim_t kLoopPeriod = 8;
+
+// True when the last kLoopSpan ids repeat one n-gram of at most kLoopPeriod ids.
+bool caught_in_loop(const std::vector<std::int32_t>& ids);
+
 // For each row of `encoded`: its finished hypotheses, best first (all of them with n_best,
 // else only the best). `stop`, when given, is checked before every decoder step: once it is
 // true the search is abandoned and the result is empty (no row's result is kept).
+// `guard_loops`, when given, has one flag per row: nonzero rows get the loop guard.
 std::vector<std::vector<Hypothesis>> beam_search(const Model& model, const EncoderOutput& encoded,
                                                  const SearchOptions& options,
-                                                 const std::atomic<bool>* stop = nullptr);
+                                                 const std::atomic<bool>* stop = nullptr,
+                                                 const std::vector<char>* guard_loops = nullptr);
 
 }  // namespace s2s

@@ -1,16 +1,8 @@
 #include "s2s/search/greedy.h"
 
-#include <algorithm>
-#include <cmath>
-
 #include "s2s/search/beam.h"
 
 namespace s2s {
-
-dim_t max_target_length(dim_t source_length, const SearchOptions& options) {
-  return std::max<dim_t>(1, static_cast<dim_t>(std::ceil(options.max_length_factor *
-                                                         static_cast<float>(source_length))));
-}
 
 std::vector<Hypothesis> greedy_search(const Model& model, const EncoderOutput& encoded,
                                       const SearchOptions& options) {

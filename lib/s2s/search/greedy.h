@@ -13,7 +13,4 @@ namespace s2s {
 std::vector<Hypothesis> greedy_search(const Model& model, const EncoderOutput& encoded,
                                       const SearchOptions& options);
 
-// The maximum number of target tokens for a source of this length (incl. </s>).
-dim_t max_target_length(dim_t source_length, const SearchOptions& options);
-
 }  // namespace s2s

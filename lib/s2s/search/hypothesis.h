@@ -11,6 +11,7 @@ struct Hypothesis {
   std::vector<float> token_scores;  // log-probability of each token
   float score = 0.0f;               // sum of token_scores (Marian's F0 model score)
   float normalized_score = 0.0f;    // (score - word_penalty·L) / L^normalize, L = ids.size()
+  bool cut_in_loop = false;         // ended by beam_search's loop guard (search/beam.h)
 };
 
 }  // namespace s2s

@@ -12,6 +12,10 @@ struct SearchOptions {
   float normalize = 0.0f;          // length-normalisation exponent α: score / L^α
   float word_penalty = 0.0f;       // subtracted once per target token (L counts </s>)
   float max_length_factor = 3.0f;  // at most ceil(factor × source length incl. </s>) tokens
+  // If > 0: never more than this many target tokens (</s> included), whatever the factor gives
+  // (CTranslate2's max_decoding_length). The Translator sets its --max-length here, which also
+  // keeps a target within a learned position table.
+  dim_t max_length = 0;
   dim_t min_length = 0;            // </s> is not allowed before this many tokens (CTranslate2: 1)
   bool allow_unk = false;          // marian-decoder suppresses <unk> unless --allow-unk
 };

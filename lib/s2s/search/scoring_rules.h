@@ -1,8 +1,9 @@
-// How a finished hypothesis is ranked (Marian, model-formats.md §1.6 step 6), shared by greedy
-// and beam search and the scorer: (score − word_penalty·L) / L^normalize, L = target tokens
-// including </s>.
+// The rules a search shares with the scorer: how a finished hypothesis is ranked (Marian,
+// model-formats.md §1.6 step 6): (score − word_penalty·L) / L^normalize, L = target tokens
+// including </s>; and how long a hypothesis may grow.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 
 #include "s2s/search/options.h"
@@ -14,6 +15,13 @@ inline float normalized_score(float score, std::size_t length, const SearchOptio
   const float penalized = score - options.word_penalty * l;
   return options.normalize == 0.0f || length == 0 ? penalized
                                                   : penalized / std::pow(l, options.normalize);
+}
+
+// ceil(max_length_factor × source length), at least 1, at most options.max_length when set.
+inline dim_t max_target_length(dim_t source_length, const SearchOptions& options) {
+  const dim_t by_factor = std::max<dim_t>(
+      1, static_cast<dim_t>(std::ceil(options.max_length_factor * static_cast<float>(source_length))));
+  return options.max_length > 0 ? std::min(by_factor, options.max_length) : by_factor;
 }
 
 }  // namespace s2s

@@ -1,0 +1,95 @@
+// Output bounds (issue 17): no translation is longer than the token limit, and the pieces of a
+// line too long for the model stop when they fall into a loop (search/beam.h), while whole lines
+// never do (Marian parity).
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "s2s/formats/detect.h"
+#include "s2s/pipeline/translator.h"
+#include "s2s/search/beam.h"
+#include "test_utils.h"
+
+namespace s2s {
+namespace {
+
+std::vector<std::int32_t> repeat(const std::vector<std::int32_t>& pattern, std::size_t n,
+                                 std::vector<std::int32_t> head = {}) {
+  for (std::size_t i = 0; i < n; ++i) head.push_back(pattern[i % pattern.size()]);
+  return head;
+}
+
+std::string words(const std::string& word, int n) {
+  std::string line;
+  for (int i = 0; i < n; ++i) line += (i ? " " : "") + word;
+  return line;
+}
+
+}  // namespace
+
+TEST_CASE("caught_in_loop: the last 64 ids repeat one n-gram of at most 8", "[search]") {
+  const std::size_t span = static_cast<std::size_t>(kLoopSpan);
+  CHECK(caught_in_loop(repeat({7}, span)));
+  CHECK_FALSE(caught_in_loop(repeat({7}, span - 1)));
+  CHECK(caught_in_loop(repeat({1, 2, 3, 4, 5, 6, 7, 8}, span, {9, 9, 9})));
+  CHECK_FALSE(caught_in_loop(repeat({1, 2, 3, 4, 5, 6, 7, 8, 9}, 3 * span)));
+  // One different id inside the last 64 breaks the loop; one just before it does not.
+  std::vector<std::int32_t> broken = repeat({4, 5}, 2 * span);
+  broken[broken.size() - span + 3] = 6;
+  CHECK_FALSE(caught_in_loop(broken));
+  std::vector<std::int32_t> before = repeat({4, 5}, 2 * span);
+  before[before.size() - span - 1] = 6;
+  CHECK(caught_in_loop(before));
+  std::vector<std::int32_t> counting;
+  for (std::int32_t i = 0; i < 200; ++i) counting.push_back(i);
+  CHECK_FALSE(caught_in_loop(counting));
+}
+
+TEST_CASE("a whole line's translation stops at the token limit, never by the loop guard",
+          "[search][pipeline]") {
+  // This fixture answers "the the ..." with one word repeated (Section Section ...).
+  const auto model =
+      formats::load_model(test::data_path("models/marian-ymlids-gelu-tied"));
+  TranslateOptions options;
+  options.search.beam_size = 2;
+  options.max_length = 400;
+  const Translator translator(model, options);
+  std::vector<InputNotes> notes;
+  const std::vector<Translation> found = translator.translate({words("the", 300)}, 1, &notes);
+  REQUIRE(found.size() == 1);
+  CHECK(notes[0].long_line == InputNotes::LongLine::no);
+  const Hypothesis& best = found[0].hypotheses.at(0);
+  CHECK(best.ids.size() == 400);  // 3 x 301 by the factor, cut to the limit
+  CHECK_FALSE(best.cut_in_loop);
+  CHECK(caught_in_loop(best.ids));
+}
+
+TEST_CASE("the pieces of a split line are cut when they loop, and the line says so",
+          "[search][pipeline]") {
+  const auto model =
+      formats::load_model(test::data_path("models/marian-ymlids-gelu-tied"));
+  TranslateOptions options;
+  options.search.beam_size = 2;
+  options.max_length = 100;
+  const Translator translator(model, options);
+  std::vector<InputNotes> notes;
+  const std::vector<Translation> found = translator.translate({words("the", 300)}, 7, &notes);
+  REQUIRE(found.size() == 1);
+  REQUIRE(notes[0].long_line == InputNotes::LongLine::split);
+  CHECK(notes[0].loops_cut > 0);
+  CHECK(notes[0].loops_cut <= notes[0].pieces);
+  // A cut piece ends as soon as its last 64 tokens loop, well short of its 100-token limit.
+  std::size_t start = 0, short_pieces = 0;
+  for (std::size_t end : notes[0].piece_ends) {
+    CHECK(end - start <= 100);
+    if (end - start < 100) ++short_pieces;
+    start = end;
+  }
+  CHECK(short_pieces >= notes[0].loops_cut);
+  const std::string message = long_line_message(7, notes[0], translator.limit());
+  CHECK(message.find("line 7: ") == 0);
+  CHECK(message.find("fell into a loop and were cut after 64 repeating tokens") !=
+        std::string::npos);
+}
+
+}  // namespace s2s
