@@ -133,23 +133,14 @@ void append_split(const text::TextCodec& codec, OutputFormat format,
   out += '\n';
 }
 
-// --workers N translators, each with --threads compute threads; --threads 0 shares the cores
-// (OMP_NUM_THREADS when set) among the workers.
-ParallelOptions parallel_options(const TranslateSettings& settings) {
-  ParallelOptions p;
-  p.workers = static_cast<int>(settings.workers);
-  p.threads_per_worker = settings.threads > 0 ? static_cast<int>(settings.threads)
-                                              : std::max(1, num_threads() / p.workers);
-  return p;
-}
-
 void run_translate(const TranslateArgs& args, const Context& context) {
   // A closed pipe must show up as EPIPE from write(), not kill the process.
   std::signal(SIGPIPE, SIG_IGN);
   // --config and the flags first, without the model's settings: usage errors are then reported
   // before the model loads, and the options that shape loading apply to it.
+  const std::string config = config_path(args.config, context);
   TranslateSettings early;
-  if (!args.config.empty()) read_yaml_options(args.config, YamlSource::config, early);
+  if (!config.empty()) read_yaml_options(config, YamlSource::config, early);
   apply_flags(args.flags, early);
   if (early.quiet) log::set_level(log::Level::quiet);
   set_num_threads(static_cast<int>(early.threads));
@@ -161,7 +152,7 @@ void run_translate(const TranslateArgs& args, const Context& context) {
 
   TranslateSettings settings;  // defaults < the model's settings < --config < flags
   apply_model_defaults(model->info(), settings);
-  if (!args.config.empty()) read_yaml_options(args.config, YamlSource::config, settings);
+  if (!config.empty()) read_yaml_options(config, YamlSource::config, settings);
   apply_flags(args.flags, settings);
   if (!settings.target_lang.empty())
     settings.translate.target_label = language_label(*model, settings.target_lang);
@@ -216,7 +207,8 @@ void set_translate_command(CLI::App& app, const Context& context) {
   cmd->add_option("-i,--input", args->input, "Input file ('-' = stdin)");
   cmd->add_option("-o,--output", args->output, "Output file ('-' = stdout)");
   cmd->add_option("--config", args->config,
-                  "YAML file of options, keys as the long flags (flags given here win)");
+                  "YAML file of options, keys as the long flags (flags given here win), or the "
+                  "name of a shipped one: fast, quality");
   add_translate_flags(*cmd, args->flags);
   cmd->footer(
       "Where options come from, lowest first: the defaults shown; the model's decoder.yml\n"

@@ -18,4 +18,7 @@ void set_score_command(CLI::App& app, const Context& context);
 // The model folder given with -m, or the default one.
 std::string model_path(const std::string& given, const Context& context);
 
+// The file --config names: the path given, or a shipped config by name (`--config fast`).
+std::string config_path(const std::string& given, const Context& context);
+
 }  // namespace s2s::app

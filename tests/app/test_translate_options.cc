@@ -178,6 +178,13 @@ TEST_CASE("translate: every file in configs/ is accepted by --config", "[cli]") 
   }
   CHECK(beams["fast.yml"] == 1);
   CHECK(beams["quality.yml"] == 6);
+  // By name: the shipped config (the build folder's configs link; share/s2s/configs installed).
+  CHECK(beam_in_effect("--config fast") == 1);
+  CHECK(beam_in_effect("--config quality") == 6);
+  const auto r = test::run_s2s("translate --config fastest " + model_arg(), kInput);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--config fastest: no such file, nor a shipped config fastest.yml") !=
+        std::string::npos);
 }
 
 TEST_CASE("translate: bad options are usage errors in one line", "[cli]") {

@@ -21,4 +21,9 @@ std::shared_ptr<const Model> load_model(const std::string& path, const SpmPaths&
 // (/proc/self/exe; argv[0] is only a name when found through PATH).
 std::string default_model_path(const std::string& executable);
 
+// The file `--config NAME` means: NAME itself when it exists or names a path, else a shipped
+// config NAME.yml (configs/ in a build folder or checkout, share/s2s/configs when installed:
+// `--config fast`). UsageError when there is none.
+std::string config_path(const std::string& given, const std::string& executable);
+
 }  // namespace s2s::formats

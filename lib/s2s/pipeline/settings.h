@@ -1,0 +1,73 @@
+// The translate settings: one table of (key, help, target field) that feeds the CLI's flags
+// (app/options.h), --config YAML files, the model's own settings and the library's string options
+// (s2s.h), so that a config key cannot drift from its flag (STYLE.md §3.13).
+//
+// Precedence, lowest first: the defaults of the structs below (SearchOptions holds
+// marian-decoder's), the model's decoder.yml (only keys that change translations), a --config
+// file, then options given one by one (flags).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "s2s/model/model.h"
+#include "s2s/ops/precision.h"
+#include "s2s/pipeline/output.h"
+#include "s2s/pipeline/parallel_translate.h"
+#include "s2s/pipeline/translator.h"
+
+namespace s2s {
+
+// Everything `s2s translate` can be told through the table.
+struct TranslateSettings {
+  TranslateOptions translate;  // search options and batch sizes, for the Translator
+  dim_t maxi_batch = 1000;     // lines read per window when input arrives faster than it is used
+  dim_t threads = 0;           // 0: OMP_NUM_THREADS if set, else all cores (divided by workers)
+  dim_t workers = 1;           // translators running at once on one shared model
+  ops::Precision precision = ops::Precision::f32;  // what the linear layers compute in
+  OutputFormat format = OutputFormat::text;
+  bool quiet = false;
+  std::string target_lang;  // multilingual models: the >>xxx<< label put before every line
+  std::string source_spm;   // SentencePiece models for folders without them (CTranslate2)
+  std::string target_spm;
+};
+
+// What a row's value is, for a CLI's type names and choices.
+enum class OptionKind { whole_number, number, on_off, format, text, long_lines, precision };
+
+struct OptionRow {
+  const char* key;         // the long flag without "--", and the YAML key
+  const char* short_flag;  // e.g. "-b", or ""
+  const char* bare_value;  // what the flag means given without a value, or nullptr
+  OptionKind kind;
+  const char* help;
+  std::string default_value;  // the built-in default, as text
+};
+
+// --workers N translators, each with --threads compute threads; --threads 0 shares the cores
+// (OMP_NUM_THREADS when set) among the workers.
+ParallelOptions parallel_options(const TranslateSettings& settings);
+
+std::size_t option_count();
+OptionRow option_row(std::size_t row);
+
+// Sets row `row` from text; UsageError "<where>: '<text>' <why>" when the value is bad.
+void set_option(std::size_t row, const std::string& text, const std::string& where,
+                TranslateSettings& settings);
+// The same by key (s2s's name or Marian's); UsageError for an unknown key.
+void set_option(const std::string& key, const std::string& value, TranslateSettings& settings);
+
+enum class YamlSource {
+  model,   // the model's own settings (ModelInfo::search_defaults, e.g. its decoder.yml): only
+           // keys that change results; other keys ignored (Marian writes many); a bad value is a
+           // ModelError naming the file
+  config,  // --config FILE: every key must be in the table; errors are UsageErrors
+};
+
+// Applies the model's own settings (decoder.yml, HF generation config, CTranslate2 defaults).
+void apply_model_defaults(const ModelInfo& info, TranslateSettings& settings);
+
+// Reads the table's keys from a YAML mapping file into `settings`.
+void read_yaml_options(const std::string& path, YamlSource source, TranslateSettings& settings);
+
+}  // namespace s2s

@@ -1,0 +1,73 @@
+#include "s2s/s2s.h"
+
+#include "s2s/core/threads.h"
+#include "s2s/formats/detect.h"
+#include "s2s/pipeline/parallel_translate.h"
+#include "s2s/pipeline/scorer.h"
+#include "s2s/pipeline/settings.h"
+#include "s2s/pipeline/translator.h"
+
+namespace s2s {
+
+struct Engine::Impl {
+  std::shared_ptr<const Model> model;
+  TranslateSettings settings;
+  std::unique_ptr<Translator> translator;
+};
+
+Engine::Engine(const std::string& model_folder, const Settings& settings)
+    : impl_(std::make_unique<Impl>()) {
+  // The settings first alone, so that a bad one is reported before the model loads and those
+  // that shape loading (threads, precision, SentencePiece files) apply to it; then again above
+  // the model's own, as `s2s translate` ranks them.
+  TranslateSettings early;
+  for (const auto& [key, value] : settings) set_option(key, value, early);
+  set_num_threads(static_cast<int>(early.threads));
+  impl_->model = formats::load_model(model_folder, formats::SpmPaths{early.source_spm, early.target_spm},
+                                     early.precision);
+  apply_model_defaults(impl_->model->info(), impl_->settings);
+  for (const auto& [key, value] : settings) set_option(key, value, impl_->settings);
+  impl_->translator = std::make_unique<Translator>(impl_->model, impl_->settings.translate);
+}
+
+Engine::~Engine() = default;
+Engine::Engine(Engine&&) noexcept = default;
+Engine& Engine::operator=(Engine&&) noexcept = default;
+
+std::vector<std::vector<Candidate>> Engine::translate_n_best(
+    const std::vector<std::string>& lines) const {
+  std::vector<std::vector<Candidate>> results(lines.size());
+  const text::TextCodec& codec = impl_->model->codec();
+  translate_in_parallel(*impl_->translator, lines, parallel_options(impl_->settings),
+                        [&](std::size_t i, Translation translation, const InputNotes&) {
+                          for (const Hypothesis& h : translation.hypotheses)
+                            results[i].push_back(
+                                {codec.decode_target(h.ids), h.score, h.normalized_score});
+                        });
+  return results;
+}
+
+std::vector<std::string> Engine::translate(const std::vector<std::string>& lines) const {
+  std::vector<std::string> texts;
+  for (std::vector<Candidate>& list : translate_n_best(lines))
+    texts.push_back(list.empty() ? std::string() : std::move(list.front().text));
+  return texts;
+}
+
+std::vector<ScoredPair> Engine::score(
+    const std::vector<std::pair<std::string, std::string>>& pairs) const {
+  ScoreOptions options;
+  options.normalize = impl_->settings.translate.search.normalize;
+  options.batch_size = impl_->settings.translate.batch_size;
+  options.batch_tokens = impl_->settings.translate.batch_tokens;
+  std::vector<ScoredPair> scores;
+  for (const s2s::PairScore& s : Scorer(impl_->model, options).score(pairs))
+    scores.push_back({s.score, s.normalized_score, s.target_ids.size()});
+  return scores;
+}
+
+std::string Engine::default_model_folder() {
+  return formats::default_model_path("/proc/self/exe");
+}
+
+}  // namespace s2s
