@@ -86,7 +86,7 @@ void run_info(const InfoArgs& args, const Context& context) {
 void set_info_command(CLI::App& app, const Context& context) {
   auto args = std::make_shared<InfoArgs>();
   CLI::App* cmd = app.add_subcommand("info", "Describe a model and check its files");
-  cmd->add_option("-m,--model", args->model, "Model folder (default: the shipped model)");
+  add_model_flags(*cmd, args->model);
   cmd->add_option("--source-spm", args->spm.source,
                   "Source SentencePiece model, for model folders without one (CTranslate2)");
   cmd->add_option("--target-spm", args->spm.target,

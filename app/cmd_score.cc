@@ -189,12 +189,12 @@ class PairReader {
     }
   }
 
-  // Fills `entries` with up to kWindow lines; false when nothing is left.
-  bool next(std::vector<PairEntry>& entries) {
+  // Fills `entries` with up to `window` lines; false when nothing is left.
+  bool next(std::vector<PairEntry>& entries, std::size_t window) {
     entries.clear();
     std::istream& in = first_.is_open() ? static_cast<std::istream&>(first_) : std::cin;
     std::string a, b;
-    while (entries.size() < kWindow && next_line(in, a)) {
+    while (entries.size() < window && next_line(in, a)) {
       ++line_;
       PairEntry e;
       e.line = line_;
@@ -323,8 +323,12 @@ void run_score(ScoreArgs& args, const Context& context) {
   std::vector<PairEntry> entries;
   std::vector<std::pair<std::string, std::string>> pairs;
   std::size_t done = 0;
-  const std::atomic<bool>& stop = stop_gracefully();  // stops between windows
-  while (reader.next(entries)) {
+  const std::atomic<bool>& stop = stop_gracefully();  // stops between batches
+  // Windows grow from one batch to kWindow pairs: the first scores come out after one batch,
+  // and a stop loses at most the window in progress.
+  std::size_t window = static_cast<std::size_t>(std::max<dim_t>(args.options.batch_size, 1));
+  while (reader.next(entries, window)) {
+    window = std::min(window * 2, kWindow);
     pairs.clear();
     for (PairEntry& e : entries) {
       if (e.skipped) continue;
@@ -332,7 +336,8 @@ void run_score(ScoreArgs& args, const Context& context) {
       fit_to_limit(e.target, e.line, "target ", limit, long_lines, target_count);
       pairs.emplace_back(std::move(e.source), std::move(e.target));
     }
-    const std::vector<PairScore> scores = scorer.score(pairs);
+    const std::vector<PairScore> scores = scorer.score(pairs, &stop);
+    if (scores.size() != pairs.size()) break;  // stopped: this window is not written
     for (std::size_t i = 0, k = 0; i < entries.size(); ++i) {
       if (entries[i].skipped) continue;
       if (scores[k++].beyond_positions)
@@ -356,9 +361,19 @@ void set_score_command(CLI::App& app, const Context& context) {
   auto args = std::make_shared<ScoreArgs>();
   CLI::App* cmd = app.add_subcommand(
       "score", "Score (source, target) pairs: log-probability of the target, like marian-scorer");
-  cmd->add_option("-m,--model", args->model, "Model folder (default: the shipped model)");
+  add_model_flags(*cmd, args->model);
   cmd->add_option("--source", args->source, "Source sentences, one per line");
   cmd->add_option("--target", args->target, "Target sentences, one per line (as many as --source)");
+  // marian-scorer's -t SOURCE TARGET.
+  cmd->add_option_function<std::vector<std::string>>(
+         "-t,--train-sets",
+         [args](const std::vector<std::string>& files) {
+           args->source = files[0];
+           args->target = files[1];
+         },
+         "Marian's spelling of --source FILE --target FILE")
+      ->expected(2)
+      ->type_name("SOURCE TARGET");
   cmd->add_option("-i,--input", args->input, "Tab-separated 'source<TAB>target' lines ('-' = stdin)");
   cmd->add_option("-o,--output", args->output, "Output file ('-' = stdout)");
   args->normalize_option =
@@ -373,12 +388,13 @@ void set_score_command(CLI::App& app, const Context& context) {
   cmd->add_option("--n-best", args->nbest,
                   "Rescore a Marian/Moses n-best list (needs --source); adds a feature to each line");
   cmd->add_option("--n-best-feature", args->nbest_feature, "Name of the added feature");
-  cmd->add_option("--batch-size", args->options.batch_size, "Pairs per batch")
+  cmd->add_option("--batch-size,--mini-batch", args->options.batch_size, "Pairs per batch")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--batch-tokens", args->options.batch_tokens,
+  cmd->add_option("--batch-tokens,--mini-batch-words", args->options.batch_tokens,
                   "Target tokens per batch, padding included; 0 uses --batch-size")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--threads", args->threads, "Compute threads (0: OMP_NUM_THREADS or all cores)")
+  cmd->add_option("--threads,--cpu-threads", args->threads,
+                  "Compute threads (0: OMP_NUM_THREADS or all cores)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--source-spm", args->spm.source, "Source SentencePiece model (CTranslate2 folders)");
   cmd->add_option("--target-spm", args->spm.target, "Target SentencePiece model (CTranslate2 folders)");
@@ -394,7 +410,8 @@ void set_score_command(CLI::App& app, const Context& context) {
   cmd->add_flag("--skip-bad", args->skip_bad,
                 "A line without a tab (or not an n-best line) gets an empty record and a warning "
                 "instead of stopping with an error");
-  cmd->add_flag("--quiet", args->quiet, "No progress line and no warnings on stderr");
+  cmd->add_flag("--quiet,--quiet-translation", args->quiet,
+                "No progress line and no warnings on stderr");
   cmd->callback([args, &context]() { run_score(*args, context); });
 }
 

@@ -38,6 +38,8 @@ struct TranslateArgs {
   std::string output = "-";
   std::string config;
   OptionFlags flags;
+  bool max_length_crop = false;
+  std::string maxi_batch_sort = "src";
 };
 
 // ">>deu<<" for "deu" (or ">>deu<<"); a UsageError listing the model's labels when it has none
@@ -142,6 +144,7 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   TranslateSettings early;
   if (!config.empty()) read_yaml_options(config, YamlSource::config, early);
   apply_flags(args.flags, early);
+  if (args.max_length_crop) early.translate.long_lines = LongLines::truncate;
   if (early.quiet) log::set_level(log::Level::quiet);
   set_num_threads(static_cast<int>(early.threads));
   const ParallelOptions parallel = parallel_options(early);
@@ -154,6 +157,10 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   apply_model_defaults(model->info(), settings);
   if (!config.empty()) read_yaml_options(config, YamlSource::config, settings);
   apply_flags(args.flags, settings);
+  if (args.max_length_crop) settings.translate.long_lines = LongLines::truncate;
+  // marian-decoder prints its n-best lines for --n-best: one text line could only drop the beam.
+  if (settings.translate.search.n_best && settings.format == OutputFormat::text)
+    settings.format = OutputFormat::nbest;
   if (!settings.target_lang.empty())
     settings.translate.target_label = language_label(*model, settings.target_lang);
 
@@ -203,13 +210,21 @@ void run_translate(const TranslateArgs& args, const Context& context) {
 void set_translate_command(CLI::App& app, const Context& context) {
   auto args = std::make_shared<TranslateArgs>();
   CLI::App* cmd = app.add_subcommand("translate", "Translate text, one sentence per line");
-  cmd->add_option("-m,--model", args->model, "Model folder (default: the shipped model)");
+  add_model_flags(*cmd, args->model);
   cmd->add_option("-i,--input", args->input, "Input file ('-' = stdin)");
   cmd->add_option("-o,--output", args->output, "Output file ('-' = stdout)");
   cmd->add_option("--config", args->config,
                   "YAML file of options, keys as the long flags (flags given here win), or the "
                   "name of a shipped one: fast, quality");
   add_translate_flags(*cmd, args->flags);
+  // Marian's spellings of behaviours s2s has under its own names.
+  cmd->add_flag("--max-length-crop", args->max_length_crop,
+                "Marian's name for --long-lines truncate");
+  cmd->add_option("--maxi-batch-sort", args->maxi_batch_sort,
+                  "Accepted for Marian command lines: s2s sorts each --maxi-batch window by source "
+                  "length; 'none' gives the same translations (a line's result never depends on "
+                  "its batch)")
+      ->check(CLI::IsMember({"src", "none"}));
   cmd->footer(
       "Where options come from, lowest first: the defaults shown; the model's decoder.yml\n"
       "(beam-size, normalize, word-penalty, max-length-factor, allow-unk, n-best);\n"

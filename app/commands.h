@@ -18,6 +18,10 @@ void set_score_command(CLI::App& app, const Context& context);
 // The model folder given with -m, or the default one.
 std::string model_path(const std::string& given, const Context& context);
 
+// -m/--model (also Marian's --models: a model file names its folder) into `model`, and Marian's
+// -v/--vocabs, which s2s refuses saying where it takes vocabularies from.
+void add_model_flags(CLI::App& cmd, std::string& model);
+
 // The file --config names: the path given, or a shipped config by name (`--config fast`).
 std::string config_path(const std::string& given, const Context& context);
 

@@ -2,6 +2,7 @@
 #include <system_error>
 
 #include "commands.h"
+#include "s2s/core/error.h"
 #include "s2s/formats/detect.h"
 
 namespace s2s::app {
@@ -20,6 +21,21 @@ std::string executable_path(const Context& context) {
 std::string model_path(const std::string& given, const Context& context) {
   if (!given.empty()) return given;
   return formats::default_model_path(executable_path(context));
+}
+
+void add_model_flags(CLI::App& cmd, std::string& model) {
+  cmd.add_option("-m,--model,--models", model,
+                 "Model folder, or a file in it such as Marian's model.npz (default: the shipped "
+                 "model)");
+  const CLI::callback_t refuse = [](const CLI::results_t&) -> bool {
+    throw UsageError(
+        "-v/--vocabs: s2s takes the vocabularies from the model folder (decoder.yml, *.spm, "
+        "vocab.yml); for a CTranslate2 folder without them give --source-spm and --target-spm");
+  };
+  cmd.add_option("-v,--vocabs", refuse,
+                 "Marian's vocabulary files: not needed (s2s reads them from the model folder)")
+      ->type_name("FILE")
+      ->expected(1, 2);
 }
 
 std::string config_path(const std::string& given, const Context& context) {

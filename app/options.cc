@@ -11,9 +11,10 @@ void add_translate_flags(CLI::App& cmd, OptionFlags& flags) {
   flags.options.clear();
   for (std::size_t i = 0; i < option_count(); ++i) {
     const OptionRow row = option_row(i);
-    const std::string names =
-        std::string(row.short_flag) + (*row.short_flag ? "," : "") + "--" + row.key;
-    const std::string help = std::string(row.help) + " [default: " + row.default_value + "]";
+    const std::string names = std::string(row.short_flag) + (*row.short_flag ? "," : "") + "--" +
+                              row.key + (row.marian_key ? std::string(",--") + row.marian_key : "");
+    const std::string help = std::string(row.help) + " [default: " + row.default_value + "]" +
+                             (row.marian_key ? std::string(" (Marian: --") + row.marian_key + ")" : "");
     CLI::Option* option = nullptr;
     if (row.kind == OptionKind::on_off) {
       option = cmd.add_flag(names, help);

@@ -12,6 +12,8 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -41,15 +43,24 @@ struct PackedMatmul::Impl {
   // thread count it is called with: --workers threads and share_cores() (core/threads.h) run
   // with fewer threads than the load did. All of them use the weights packed at load.
   std::function<dnnl::matmul::primitive_desc()> make_pd;  // for the calling thread's count
-  mutable std::mutex mutex;
+  mutable std::mutex mutex;  // guards by_threads
   mutable std::map<int, detail::Primitive> by_threads;
+  // The hot path, without the lock: once made, a count's primitive is found here (map nodes
+  // never move).
+  static constexpr int kFastCounts = 256;
+  mutable std::array<std::atomic<const detail::Primitive*>, kFastCounts> fast{};
 
   const detail::Primitive& matmul() const {
     const int threads = omp_get_max_threads();
+    const bool fast_count = threads >= 0 && threads < kFastCounts;
+    if (fast_count) {
+      if (const detail::Primitive* p = fast[threads].load(std::memory_order_acquire)) return *p;
+    }
     const std::lock_guard<std::mutex> lock(mutex);
     auto it = by_threads.find(threads);
     if (it == by_threads.end())
       it = by_threads.emplace(threads, detail::make_primitive<dnnl::matmul>(make_pd())).first;
+    if (fast_count) fast[threads].store(&it->second, std::memory_order_release);
     return it->second;
   }
 };

@@ -14,8 +14,8 @@ Scorer::Scorer(std::shared_ptr<const Model> model, ScoreOptions options)
   if (options_.batch_tokens < 0) throw UsageError("batch tokens must not be negative");
 }
 
-std::vector<PairScore> Scorer::score(
-    const std::vector<std::pair<std::string, std::string>>& pairs) const {
+std::vector<PairScore> Scorer::score(const std::vector<std::pair<std::string, std::string>>& pairs,
+                                     const std::atomic<bool>* stop) const {
   const text::TextCodec& codec = model_->codec();
   std::vector<std::vector<std::int32_t>> sources(pairs.size());
   std::vector<PairScore> results(pairs.size());
@@ -33,6 +33,7 @@ std::vector<PairScore> Scorer::score(
   const BatchLimits limits{options_.batch_size, options_.batch_tokens};
   Tensor log_probs;
   for (const std::vector<std::size_t>& members : make_batches(lengths, limits)) {
+    if (stop != nullptr && stop->load(std::memory_order_relaxed)) return {};
     std::vector<std::vector<std::int32_t>> src, tgt;
     for (std::size_t m : members) {
       src.push_back(sources[m]);

@@ -3,6 +3,7 @@
 // (Decoder::target_log_probs). Results come back in input order.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <utility>
@@ -33,8 +34,10 @@ class Scorer {
  public:
   Scorer(std::shared_ptr<const Model> model, ScoreOptions options);
 
-  // One result per pair. An empty source or target is scored as it is ([</s>] alone).
-  std::vector<PairScore> score(const std::vector<std::pair<std::string, std::string>>& pairs) const;
+  // One result per pair. An empty source or target is scored as it is ([</s>] alone). `stop`,
+  // when given, is checked between batches: once it is true the call returns nothing.
+  std::vector<PairScore> score(const std::vector<std::pair<std::string, std::string>>& pairs,
+                               const std::atomic<bool>* stop = nullptr) const;
 
   const Model& model() const { return *model_; }
 

@@ -51,7 +51,8 @@ const OptionSpec kOptions[] = {
     {"beam-size", "-b", nullptr, true, Bound::at_least_one, nullptr,
      S2S_FIELD(translate.search.beam_size), "Beam size; 1 is greedy search"},
     {"n-best", "", nullptr, true, Bound::any, nullptr, S2S_FIELD(translate.search.n_best),
-     "Print the whole final beam, best first (with --format nbest or jsonl)"},
+     "Print the whole final beam, best first: Marian's n-best lines (--format text then "
+     "means nbest), or an n_best list with --format jsonl"},
     {"normalize", "-n", nullptr, true, Bound::any, "1", S2S_FIELD(translate.search.normalize),
      "Length normalisation: rank by score / length^ARG; a bare -n means 1"},
     {"word-penalty", "", nullptr, true, Bound::any, nullptr,
@@ -78,7 +79,8 @@ const OptionSpec kOptions[] = {
     {"max-length", "", nullptr, false, Bound::at_least_one, nullptr,
      S2S_FIELD(translate.max_length),
      "Most source tokens the model is given at once (</s> included; never more than a learned "
-     "position table); longer lines are handled as --long-lines says"},
+     "position table), and most tokens of a translation; longer lines are handled as "
+     "--long-lines says"},
     {"long-lines", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(translate.long_lines),
      "A line over --max-length: split (at sentence ends, then between words; translations "
      "joined with a space), truncate (keep its first tokens) or fail"},
@@ -95,7 +97,7 @@ const OptionSpec kOptions[] = {
      "quantized per channel at load, activations per row); the rest stays float32"},
     {"format", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(format),
      "Output: text, nbest (id ||| translation ||| F0= score ||| normalized score) or jsonl"},
-    {"quiet", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(quiet),
+    {"quiet", "", "quiet-translation", false, Bound::any, nullptr, S2S_FIELD(quiet),
      "No progress line and no warnings on stderr"},
 };
 
@@ -235,8 +237,8 @@ OptionRow option_row(std::size_t row) {
   S2S_CHECK(row < std::size(kOptions), "option row ", row);
   const OptionSpec& spec = kOptions[row];
   TranslateSettings defaults;
-  OptionRow r{spec.key, spec.short_flag, spec.bare_value, OptionKind::text, spec.help,
-              show(spec, defaults)};
+  OptionRow r{spec.key,  spec.short_flag, spec.marian_key, spec.bare_value, OptionKind::text,
+              spec.help, show(spec, defaults)};
   if (std::holds_alternative<IntField>(spec.field)) r.kind = OptionKind::whole_number;
   if (std::holds_alternative<FloatField>(spec.field)) r.kind = OptionKind::number;
   if (std::holds_alternative<BoolField>(spec.field)) r.kind = OptionKind::on_off;

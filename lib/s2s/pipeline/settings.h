@@ -38,6 +38,7 @@ enum class OptionKind { whole_number, number, on_off, format, text, long_lines, 
 struct OptionRow {
   const char* key;         // the long flag without "--", and the YAML key
   const char* short_flag;  // e.g. "-b", or ""
+  const char* marian_key;  // Marian's name for it when it differs (a flag and a key), or nullptr
   const char* bare_value;  // what the flag means given without a value, or nullptr
   OptionKind kind;
   const char* help;
