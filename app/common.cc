@@ -1,3 +1,4 @@
+#include <cstdlib>
 #include <filesystem>
 #include <system_error>
 
@@ -20,7 +21,13 @@ std::string executable_path(const Context& context) {
 
 std::string model_path(const std::string& given, const Context& context) {
   if (!given.empty()) return given;
-  return formats::default_model_path(executable_path(context));
+  const std::string path = formats::default_model_path(executable_path(context));
+  // A folder from the environment is not on the command line: say where it came from.
+  const char* env = std::getenv("S2S_MODEL");
+  std::error_code ec;
+  if (env != nullptr && path == env && !std::filesystem::is_directory(path, ec))
+    throw ModelError("S2S_MODEL=" + path + ": no such model folder");
+  return path;
 }
 
 void add_model_flags(CLI::App& cmd, std::string& model) {

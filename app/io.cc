@@ -1,6 +1,7 @@
 #include "io.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -18,10 +19,17 @@ File::File(const std::string& path, bool for_output) {
   }
   fd_ = for_output ? ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)
                    : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd_ < 0)
-    throw InputError(path + ": cannot open " + (for_output ? "output" : "input") +
-                     " file: " + std::strerror(errno));
+  if (fd_ < 0) {
+    const char* why = errno == EISDIR ? "is a directory" : std::strerror(errno);
+    throw InputError(path + ": cannot open " + (for_output ? "output" : "input") + " file: " + why);
+  }
   owned_ = true;
+  // open() reads a directory without complaint; read() would fail later with a bare EISDIR.
+  struct stat st {};
+  if (::fstat(fd_, &st) == 0 && S_ISDIR(st.st_mode)) {
+    ::close(fd_);
+    throw InputError(path + ": cannot open input file: is a directory");
+  }
 }
 
 File::~File() {

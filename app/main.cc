@@ -1,7 +1,10 @@
 // s2s: translate, score and inspect Transformer translation models on the CPU.
 // Every error reaches the one catch block here: one line on stderr, exit 2 for usage errors and
 // 1 for everything else (model, input, internal), 128 + the signal after Ctrl-C (interrupt.h).
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <iostream>
 #include <exception>
 #include <string>
 
@@ -9,6 +12,19 @@
 #include "interrupt.h"
 #include "s2s/core/allocator.h"
 #include "s2s/core/error.h"
+
+namespace {
+
+// Standard output is written through stdio/iostreams by info and --help: a full disk or a closed
+// file shows only when it is flushed. 0, or 1 with the error printed.
+int finish_output() {
+  std::cout.flush();
+  if (std::fflush(stdout) == 0 && !std::ferror(stdout) && std::cout.good()) return 0;
+  std::fprintf(stderr, "s2s: error: cannot write output: %s\n", std::strerror(errno));
+  return 1;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   s2s::app::start_signal_watcher();  // before any other thread starts: they inherit the mask
@@ -20,13 +36,32 @@ int main(int argc, char** argv) {
   s2s::app::set_translate_command(app, context);
   s2s::app::set_score_command(app, context);
   s2s::app::set_info_command(app, context);
+  // The subcommand named on the command line, for messages ("s2s translate").
+  const auto command = [&app] {
+    std::string name = "s2s";
+    for (const CLI::App* sub : app.get_subcommands()) name += " " + sub->get_name();
+    return name;
+  };
   try {
+    const auto named = [&](const CLI::App* sub) { return argc > 1 && sub->get_name() == argv[1]; };
+    if (argc > 1 && argv[1][0] != '-' &&
+        static_cast<const CLI::App&>(app).get_subcommands(std::function<bool(const CLI::App*)>(named)).empty())
+      throw s2s::UsageError(std::string("unknown subcommand '") + argv[1] +
+                            "' (s2s has translate, score and info; see s2s --help)");
     app.parse(argc, argv);  // subcommand callbacks run here
-    return 0;
+    return finish_output();
   } catch (const CLI::Success& e) {
-    return app.exit(e);  // --help, --version
+    const int code = app.exit(e);  // --help, --version
+    return code != 0 ? code : finish_output();
+  } catch (const CLI::ExtrasError& e) {
+    // CLI11: "The following argument was not expected: --frob"; the flag goes first here.
+    const std::string what = e.what();
+    const std::string extras = what.substr(what.find(':') + 1);
+    std::fprintf(stderr, "s2s: error: unknown option%s (see %s --help)\n", extras.c_str(),
+                 command().c_str());
+    return 2;
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "s2s: error: %s (see s2s --help)\n", e.what());
+    std::fprintf(stderr, "s2s: error: %s (see %s --help)\n", e.what(), command().c_str());
     return 2;
   } catch (const s2s::UsageError& e) {
     std::fprintf(stderr, "s2s: error: %s\n", e.what());

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "s2s/model/config.h"
-#include "s2s/model/weights.h"
+#include "s2s/layers/weights.h"
 
 namespace s2s::formats {
 

@@ -31,7 +31,7 @@ void sinusoid_positions(PositionEncoding kind, dim_t first, dim_t count, dim_t d
 }
 
 Embedding::Embedding(WeightStore& weights, const std::string& stack, Tensor table,
-                     Tensor positions, const ModelConfig& config)
+                     Tensor positions, const EmbeddingSettings& config)
     : table_(std::move(table)),
       learned_positions_(std::move(positions)),
       kind_(config.positions),

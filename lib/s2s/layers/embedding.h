@@ -5,8 +5,8 @@
 #include <string>
 
 #include "s2s/layers/norm.h"
-#include "s2s/model/config.h"
-#include "s2s/model/weights.h"
+#include "s2s/layers/settings.h"
+#include "s2s/layers/weights.h"
 
 namespace s2s::layers {
 
@@ -27,7 +27,7 @@ class Embedding {
   // `table` is the [vocab, D] embedding; `positions` the learned [P, D] table when the config
   // says so (else ignored); the norm is taken as `<stack>/emb_norm` when the config has one.
   Embedding(WeightStore& weights, const std::string& stack, Tensor table, Tensor positions,
-            const ModelConfig& config);
+            const EmbeddingSettings& settings);
 
   // ids: int32 [B, T]; token t of every row sits at position first_position + t. out: [B, T, D].
   void operator()(const Tensor& ids, dim_t first_position, EmbeddingScratch& s, Tensor& out) const;

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "s2s/model/weights.h"
+#include "s2s/layers/weights.h"
 #include "s2s/ops/packed_matmul.h"
 
 namespace s2s::layers {

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "s2s/model/weights.h"
+#include "s2s/layers/weights.h"
 
 namespace s2s::layers {
 

@@ -6,7 +6,7 @@
 
 namespace s2s::layers {
 
-Residual::Residual(WeightStore& weights, const std::string& block, const ModelConfig& config)
+Residual::Residual(WeightStore& weights, const std::string& block, const BlockSettings& config)
     : has_pre_norm_(config.pre_norm), post_ops_(config.post_ops) {
   if (has_pre_norm_)
     pre_norm_ = LayerNorm(weights, block + "/pre_norm", config.d_model, config.layer_norm_epsilon);

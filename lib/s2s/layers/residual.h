@@ -8,14 +8,14 @@
 #include <vector>
 
 #include "s2s/layers/norm.h"
-#include "s2s/model/config.h"
+#include "s2s/layers/settings.h"
 
 namespace s2s::layers {
 
 class Residual {
  public:
   Residual() = default;
-  Residual(WeightStore& weights, const std::string& block, const ModelConfig& config);
+  Residual(WeightStore& weights, const std::string& block, const BlockSettings& settings);
 
   // The sub-layer's input: LN(x) written into buffer, or x itself.
   const Tensor& pre(const Tensor& x, Tensor& buffer) const;

@@ -12,14 +12,12 @@ const char* activation_name(ops::Activation act) {
   return "?";
 }
 
-const char* position_encoding_name(PositionEncoding pe) {
-  switch (pe) {
-    case PositionEncoding::sinusoid_marian: return "sinusoid (Marian)";
-    case PositionEncoding::sinusoid_hf: return "sinusoid (Hugging Face)";
-    case PositionEncoding::learned: return "learned";
-    case PositionEncoding::none: return "none";
-  }
-  return "?";
+layers::BlockSettings ModelConfig::block() const {
+  return {d_model, pre_norm, post_ops, layer_norm_epsilon};
+}
+
+layers::EmbeddingSettings ModelConfig::embedding() const {
+  return {d_model, positions, scale_embeddings, embedding_norm, layer_norm_epsilon};
 }
 
 std::vector<std::string> ModelConfig::validate() const {

@@ -8,23 +8,12 @@
 #include <vector>
 
 #include "s2s/core/shape.h"
+#include "s2s/layers/settings.h"
 #include "s2s/ops/elementwise.h"
 
 namespace s2s {
 
-// Post-processing steps after a sub-layer, in order (Marian's transformer-postprocess letters
-// without the dropout 'd': "dan" -> {add, norm}, "da" -> {add}).
-enum class PostOp : std::uint8_t { add, norm };
-
-enum class PositionEncoding : std::uint8_t {
-  sinusoid_marian,  // frequencies exp(-k·ln(1e4)/(D/2 - 1)), sin half then cos half
-  sinusoid_hf,      // frequencies exp(-k·ln(1e4)/(D/2)), same layout (HF, CTranslate2)
-  learned,          // a [max_positions, D] table (Marian Wpos)
-  none,
-};
-
 const char* activation_name(ops::Activation act);
-const char* position_encoding_name(PositionEncoding pe);
 
 struct ModelConfig {
   std::string architecture = "transformer";
@@ -71,6 +60,9 @@ struct ModelConfig {
   bool add_source_eos = true;
 
   dim_t head_dim() const { return heads > 0 ? d_model / heads : 0; }
+  // What the layers take from this config (layers/settings.h).
+  layers::BlockSettings block() const;
+  layers::EmbeddingSettings embedding() const;
 
   // Every problem with the configuration, one message each; empty when it is sound.
   std::vector<std::string> validate() const;

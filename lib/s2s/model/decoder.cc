@@ -14,19 +14,19 @@ Decoder::Decoder(WeightStore& weights, const ModelConfig& config, Tensor embeddi
       start_id_(config.decoder_start_id),
       cache_dtype_(weights.linear_precision() == ops::Precision::f32 ? DataType::f32
                                                                      : DataType::bf16),
-      embedding_(weights, "decoder", std::move(embeddings), std::move(positions), config),
+      embedding_(weights, "decoder", std::move(embeddings), std::move(positions), config.embedding()),
       has_final_norm_(config.final_norm) {
   const dim_t d = config.d_model;
   for (dim_t i = 0; i < config.decoder_layers; ++i) {
     const std::string p = "decoder/layer_" + std::to_string(i);
     layers_.push_back(Layer{
-        layers::Residual(weights, p + "/self_attn", config),
+        layers::Residual(weights, p + "/self_attn", config.block()),
         layers::MultiHeadAttention(weights, p + "/self_attn", layers::AttentionKind::self, d,
                                    config.heads, config.relative_max_distance),
-        layers::Residual(weights, p + "/cross_attn", config),
+        layers::Residual(weights, p + "/cross_attn", config.block()),
         layers::MultiHeadAttention(weights, p + "/cross_attn", layers::AttentionKind::cross,
                                    d, config.heads),
-        layers::Residual(weights, p + "/ffn", config),
+        layers::Residual(weights, p + "/ffn", config.block()),
         layers::FeedForward(weights, p + "/ffn", d, config.decoder_ffn_dim,
                             config.decoder_ffn_depth, config.activation)});
   }

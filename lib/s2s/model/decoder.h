@@ -11,6 +11,7 @@
 #include "s2s/layers/embedding.h"
 #include "s2s/layers/feed_forward.h"
 #include "s2s/layers/residual.h"
+#include "s2s/model/config.h"
 #include "s2s/model/decoder_state.h"
 #include "s2s/model/encoder.h"
 

@@ -7,16 +7,16 @@ namespace s2s {
 Encoder::Encoder(WeightStore& weights, const ModelConfig& config, Tensor embeddings,
                  Tensor positions)
     : heads_(config.heads),
-      embedding_(weights, "encoder", std::move(embeddings), std::move(positions), config),
+      embedding_(weights, "encoder", std::move(embeddings), std::move(positions), config.embedding()),
       has_final_norm_(config.final_norm) {
   const dim_t d = config.d_model;
   for (dim_t i = 0; i < config.encoder_layers; ++i) {
     const std::string p = "encoder/layer_" + std::to_string(i);
     layers_.push_back(Layer{
-        layers::Residual(weights, p + "/self_attn", config),
+        layers::Residual(weights, p + "/self_attn", config.block()),
         layers::MultiHeadAttention(weights, p + "/self_attn", layers::AttentionKind::self, d,
                                    config.heads, config.relative_max_distance),
-        layers::Residual(weights, p + "/ffn", config),
+        layers::Residual(weights, p + "/ffn", config.block()),
         layers::FeedForward(weights, p + "/ffn", d, config.encoder_ffn_dim,
                             config.encoder_ffn_depth, config.activation)});
   }

@@ -9,6 +9,7 @@
 #include "s2s/layers/embedding.h"
 #include "s2s/layers/feed_forward.h"
 #include "s2s/layers/residual.h"
+#include "s2s/model/config.h"
 #include "s2s/model/layer_scratch.h"
 
 namespace s2s {

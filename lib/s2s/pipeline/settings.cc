@@ -7,6 +7,9 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <iterator>
 #include <variant>
 
@@ -203,10 +206,16 @@ void apply_entry(const std::string& key, const std::string& value, YamlSource so
 template <typename ErrorType>
 void read_yaml(const std::string& path, YamlSource source, TranslateSettings& settings) {
   YAML::Node root;
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw ErrorType(path + ": cannot read options file: is a directory");
   try {
     root = YAML::LoadFile(path);
   } catch (const YAML::BadFile&) {
-    throw ErrorType(path + ": cannot read options file");
+    // yaml-cpp hides why; the file system says it (missing file, permissions).
+    std::ifstream probe(path);
+    const std::string why = probe ? "unreadable" : std::strerror(errno);
+    throw ErrorType(path + ": cannot read options file: " + why);
   } catch (const YAML::Exception& e) {
     throw ErrorType(path + ": not valid YAML (line " + std::to_string(e.mark.line + 1) + ": " +
                     e.msg + ")");

@@ -1,4 +1,4 @@
-#include "s2s/model/weights.h"
+#include "s2s/layers/weights.h"
 
 namespace s2s {
 

@@ -1,0 +1,70 @@
+// Error messages name their object (issue 18): a directory given as a file, a model folder that
+// came from S2S_MODEL, an unreadable --config, an unknown subcommand or flag, and a standard
+// output that cannot be written. One line each, exit 2 for usage and 1 for the rest.
+#include <sys/wait.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <string>
+
+#include "cli_runner.h"
+#include "test_utils.h"
+
+namespace s2s {
+namespace {
+
+const std::string kModel = "-m '" + test::data_path("models/marian-postnorm-swish-tiedall") + "'";
+
+void check_error(const test::RunResult& r, int exit_code, const std::string& message) {
+  INFO(r.err);
+  CHECK(r.exit_code == exit_code);
+  CHECK(test::count_lines(r.err) == 1);
+  CHECK(r.err.find(message) != std::string::npos);
+  CHECK(r.out.empty());
+}
+
+// Exit code of `s2s ARGS > /dev/full`.
+int exit_code_on_full_disk(const std::string& args) {
+  const std::string command =
+      std::string("'") + S2S_BINARY + "' " + args + " < /dev/null > /dev/full 2> /dev/null";
+  const int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace
+
+TEST_CASE("CLI errors name what they are about", "[cli]") {
+  const auto dir = test::temp_dir("cli_errors");
+  check_error(test::run_s2s("translate " + kModel + " -i '" + dir.string() + "'"), 1,
+              dir.string() + ": cannot open input file: is a directory");
+  check_error(test::run_s2s("translate " + kModel + " -o '" + dir.string() + "'", "x\n"), 1,
+              dir.string() + ": cannot open output file: is a directory");
+  check_error(test::run_s2s("translate " + kModel + " --config '" + dir.string() + "'"), 2,
+              dir.string() + ": cannot read options file: is a directory");
+  check_error(test::run_s2s("translate " + kModel + " --config '" + (dir / "none.yml").string() + "'"),
+              2, "none.yml: cannot read options file: No such file or directory");
+  check_error(test::run_s2s("frobnicate"), 2,
+              "s2s: error: unknown subcommand 'frobnicate' (s2s has translate, score and info");
+  check_error(test::run_s2s("translate --frob " + kModel), 2,
+              "s2s: error: unknown option --frob (see s2s translate --help)");
+  check_error(test::run_s2s("score --frob " + kModel), 2, "(see s2s score --help)");
+
+  ::setenv("S2S_MODEL", "/nonexistent/from-env", 1);
+  check_error(test::run_s2s("translate", "x\n"), 1,
+              "S2S_MODEL=/nonexistent/from-env: no such model folder");
+  ::unsetenv("S2S_MODEL");
+}
+
+TEST_CASE("CLI: output that cannot be written is an error, --help and info included", "[cli]") {
+  CHECK(exit_code_on_full_disk("--help") == 1);
+  CHECK(exit_code_on_full_disk("translate --help") == 1);
+  CHECK(exit_code_on_full_disk("info " + kModel) == 1);
+  CHECK(exit_code_on_full_disk("translate " + kModel) == 0);  // no input, nothing to write
+  const std::string translate_full =
+      std::string("printf 'hello\\n' | '") + S2S_BINARY + "' translate " + kModel +
+      " > /dev/full 2> /dev/null";
+  const int status = std::system(translate_full.c_str());
+  CHECK((WIFEXITED(status) ? WEXITSTATUS(status) : -1) == 1);
+}
+
+}  // namespace s2s
