@@ -36,6 +36,7 @@ struct ScoreArgs {
   std::string nbest;
   std::string nbest_feature = "Fscore";  // marian-scorer's default feature name
   std::string summary;
+  CLI::Option* summary_option = nullptr;
   std::string format = "text";
   CLI::Option* normalize_option = nullptr;
   float normalize = 0.0f;
@@ -78,7 +79,7 @@ struct Summary {
     if (kind == "ce-sum") return cross_entropy;
     if (kind == "ce-mean-words") return cross_entropy / static_cast<double>(words);
     if (kind == "perplexity") return std::exp(cross_entropy / static_cast<double>(words));
-    return cross_entropy / static_cast<double>(pairs);  // ce-mean
+    return cross_entropy / static_cast<double>(pairs);  // ce-mean, alias cross-entropy
   }
 };
 
@@ -135,7 +136,12 @@ class ScoreWriter {
 
   bool finish() {
     if (args_.summary.empty()) return true;
-    return write_all(fd_, fixed(static_cast<float>(summary_.value(args_.summary))) + "\n");
+    const float value = static_cast<float>(summary_.value(args_.summary));
+    if (args_.format != "jsonl") return write_all(fd_, fixed(value) + "\n");
+    nlohmann::json j;
+    j["summary"] = args_.summary;
+    j["value"] = value;
+    return write_all(fd_, j.dump() + "\n");
   }
 
  private:
@@ -218,6 +224,8 @@ class PairReader {
         const std::size_t tab = a.find('\t');
         if (tab == std::string::npos) {
           skip_or_throw(e, where() + " has no tab between source and target");
+        } else if (a.find('\t', tab + 1) != std::string::npos) {
+          skip_or_throw(e, where() + " has more than two tab-separated fields (source<TAB>target)");
         } else {
           e.source = a.substr(0, tab);
           e.target = a.substr(tab + 1);
@@ -305,8 +313,25 @@ void run_score(ScoreArgs& args, const Context& context) {
   if (args.normalize_option->count() > 0 && args.normalize_option->results().back().empty())
     args.normalize = 1.0f;  // a bare --normalize means 1, as in Marian
   if (args.max_length < 1) throw UsageError("--max-length: must be at least 1");
+  if (args.summary_option->count() > 0 && args.summary.empty())
+    args.summary = "cross-entropy";  // a bare --summary, as in marian-scorer
+  if (!args.summary.empty() && args.summary != "cross-entropy" && args.summary != "ce-mean" &&
+      args.summary != "ce-mean-words" && args.summary != "ce-sum" && args.summary != "perplexity")
+    throw UsageError("--summary " + args.summary +
+                     ": not a corpus figure (cross-entropy, ce-mean, ce-mean-words, ce-sum, "
+                     "perplexity)");
+  // Every combination works or is refused here, never silently ignored.
   if (!args.summary.empty() && args.normalize != 0.0f)
     throw UsageError("--summary cannot be combined with --normalize (as in marian-scorer)");
+  if (!args.summary.empty() && (args.word_scores || !args.nbest.empty()))
+    throw UsageError(std::string("--summary prints one corpus figure; it cannot be combined with ") +
+                     (args.word_scores ? "--word-scores" : "--n-best"));
+  if (!args.nbest.empty() && args.format == "jsonl")
+    throw UsageError("--n-best writes the list back with one more feature (Marian's n-best "
+                     "format); --format jsonl does not apply to it");
+  if (!args.nbest.empty() && args.word_scores)
+    throw UsageError("--word-scores cannot be combined with --n-best (an n-best line has no "
+                     "place for them)");
   set_num_threads(args.threads);
   PairReader reader(args);
   const auto model = formats::load_model(model_path(args.model, context), args.spm);
@@ -381,8 +406,12 @@ void set_score_command(CLI::App& app, const Context& context) {
                       "Divide each score by target length^ARG (length incl. </s>); bare: 1")
           ->expected(0, 1);
   cmd->add_flag("--word-scores", args->word_scores, "Append ' ||| WordScores= ...' per token");
-  cmd->add_option("--summary", args->summary, "Print one corpus figure instead of per-pair scores")
-      ->check(CLI::IsMember({"ce-mean", "ce-mean-words", "ce-sum", "perplexity"}));
+  args->summary_option =
+      cmd->add_option("--summary", args->summary,
+                      "Print one corpus figure instead of per-pair scores: cross-entropy (= "
+                      "ce-mean, what a bare --summary means), ce-mean-words, ce-sum, perplexity")
+          ->type_name("KIND")
+          ->expected(0, 1);
   cmd->add_option("--format", args->format, "Output: text (one score per line) or jsonl")
       ->check(CLI::IsMember({"text", "jsonl"}));
   cmd->add_option("--n-best", args->nbest,

@@ -110,6 +110,47 @@ TEST_CASE("score: errors name the problem", "[cli]") {
   CHECK(both.exit_code == 2);
   const auto bad = test::run_s2s("score --summary mean " + model_arg(kModel), "a\tb\n");
   CHECK(bad.exit_code == 2);
+  // A third column is not part of the target.
+  const auto three = test::run_s2s("score " + model_arg(kModel), "a\tb\nc\td\te\n");
+  CHECK(three.exit_code == 1);
+  CHECK(three.err ==
+        "s2s: error: standard input: line 2 has more than two tab-separated fields "
+        "(source<TAB>target)\n");
+  const auto skipped = test::run_s2s("score --skip-bad " + model_arg(kModel), "a\tb\nc\td\te\n");
+  CHECK(skipped.exit_code == 0);
+  CHECK(lines_of(skipped.out).size() == 2);
+  CHECK(lines_of(skipped.out)[1].empty());
+}
+
+TEST_CASE("score: every combination of options works or is a usage error", "[cli]") {
+  const std::string pairs = "the license is free\tdie Lizenz ist frei\nhello\thallo\n";
+  // A bare --summary is cross-entropy, which is ce-mean (marian-scorer's names).
+  const auto bare = test::run_s2s("score " + model_arg(kModel) + " --summary", pairs);
+  const auto ce = test::run_s2s("score --summary cross-entropy " + model_arg(kModel), pairs);
+  const auto mean = test::run_s2s("score --summary ce-mean " + model_arg(kModel), pairs);
+  INFO(bare.err);
+  CHECK(bare.exit_code == 0);
+  CHECK(bare.out == mean.out);
+  CHECK(ce.out == mean.out);
+  // jsonl summaries are JSON.
+  const auto json = test::run_s2s("score --summary perplexity --format jsonl " + model_arg(kModel), pairs);
+  const auto figure = nlohmann::json::parse(json.out);
+  CHECK(figure["summary"] == "perplexity");
+  const auto plain = test::run_s2s("score --summary perplexity " + model_arg(kModel), pairs);
+  CHECK(figure["value"].get<double>() == Approx(std::stod(plain.out)).epsilon(1e-5));
+  // What cannot be combined says so.
+  const std::string list = write_temp("list.nbest", "0 ||| die Lizenz ||| F0= -1 ||| -1\n");
+  const std::string src = write_temp("list.src", "the license is free\n");
+  for (const std::string& args :
+       {std::string("--summary --word-scores"), "--summary ce-sum --n-best '" + list + "' --source '" + src + "'",
+        "--n-best '" + list + "' --source '" + src + "' --format jsonl",
+        "--n-best '" + list + "' --source '" + src + "' --word-scores"}) {
+    const auto r = test::run_s2s("score " + model_arg(kModel) + " " + args, pairs);
+    INFO(args << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(test::count_lines(r.err) == 1);
+    CHECK(r.out.empty());
+  }
 }
 
 TEST_CASE("score agrees with translate's own scores", "[cli]") {
