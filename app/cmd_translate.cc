@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 #include <algorithm>
+#include <functional>
 #include <memory>
 
 #include "commands.h"
@@ -42,22 +43,53 @@ struct TranslateArgs {
   std::string maxi_batch_sort = "src";
 };
 
+// The model's >>xxx<< language labels, space-separated ("" when it is not multilingual).
+std::string known_labels(const Model& model) {
+  std::string known;
+  for (const std::string& l : model.codec().source_vocab().language_tokens())
+    known += (known.empty() ? "" : " ") + l;
+  return known;
+}
+
 // ">>deu<<" for "deu" (or ">>deu<<"); a UsageError listing the model's labels when it has none
 // by that name.
 std::string language_label(const Model& model, const std::string& lang) {
   const std::string label = lang.rfind(">>", 0) == 0 ? lang : ">>" + lang + "<<";
-  const text::Vocabulary& vocab = model.codec().source_vocab();
-  if (vocab.contains(label)) return label;
-  std::string known;
-  for (const std::string& l : vocab.language_tokens()) known += (known.empty() ? "" : " ") + l;
+  if (model.codec().source_vocab().contains(label)) return label;
+  const std::string known = known_labels(model);
   throw UsageError("--target-lang " + lang + ": the model has no " + label + " token (" +
                    (known.empty() ? "it is not multilingual" : "it knows " + known) + ")");
 }
 
+// Warnings about language labels: each line whose label the model does not know, and the first
+// line without one when the model is multilingual (once: every line would say the same).
+class LabelWarnings {
+ public:
+  explicit LabelWarnings(const Model& model) : known_(known_labels(model)) {}
+
+  void add(std::size_t line_number, const InputNotes& notes, std::vector<std::string>& out) {
+    const std::string line = "line " + std::to_string(line_number) + ": ";
+    if (!notes.unknown_label.empty())
+      out.push_back(line + notes.unknown_label + " is not a language label of this model (" +
+                    (known_.empty() ? "it is not multilingual" : "it knows " + known_) +
+                    "): translated as ordinary text");
+    if (notes.no_label && !warned_no_label_) {
+      warned_no_label_ = true;
+      out.push_back(line + "no >>xxx<< language label, and this model is multilingual (it knows " +
+                    known_ + "): give --target-lang or start each line with a label (said once)");
+    }
+  }
+
+ private:
+  std::string known_;
+  bool warned_no_label_ = false;
+};
+
 // The warnings about what was done to one input line (1-based number over the whole input).
 std::vector<std::string> input_warnings(std::size_t line_number, const InputNotes& notes,
-                                        const TokenLimit& limit) {
+                                        const TokenLimit& limit, LabelWarnings& labels) {
   std::vector<std::string> warnings;
+  labels.add(line_number, notes, warnings);
   if (notes.invalid_utf8 > 0) warnings.push_back(invalid_utf8_message(line_number, notes.invalid_utf8));
   if (notes.long_line != InputNotes::LongLine::no)
     warnings.push_back(long_line_message(line_number, notes, limit));
@@ -66,9 +98,13 @@ std::vector<std::string> input_warnings(std::size_t line_number, const InputNote
 
 // Writes one window's records in input order: each as soon as it and all records before it are
 // there. Records arrive in any order (batches are sorted by length).
+// The warnings of a line are made as it is written, in input order (so that a warning given once
+// names the first line it applies to).
 class InOrderWriter {
  public:
-  InOrderWriter(int fd, Progress& progress) : fd_(fd), progress_(progress) {}
+  using Warnings = std::function<std::vector<std::string>(std::size_t line_number, const InputNotes&)>;
+  InOrderWriter(int fd, Progress& progress, Warnings warnings)
+      : fd_(fd), progress_(progress), warnings_(std::move(warnings)) {}
 
   void start_window(std::size_t lines) {
     slots_.assign(lines, Slot{});
@@ -76,12 +112,12 @@ class InOrderWriter {
   }
 
   // Returns false once the output's reader has gone (nothing more can be written).
-  bool put(std::size_t index, std::string record, std::vector<std::string> warnings) {
-    slots_[index] = Slot{std::move(record), std::move(warnings), true};
+  bool put(std::size_t index, std::string record, InputNotes notes) {
+    slots_[index] = Slot{std::move(record), std::move(notes), true};
     std::string out;
     for (; next_ < slots_.size() && slots_[next_].ready; ++next_) {
       Slot& slot = slots_[next_];
-      for (const std::string& warning : slot.warnings) log::warning(warning);
+      for (const std::string& warning : warnings_(written_ + 1, slot.notes)) log::warning(warning);
       out += slot.record;
       slot = Slot{};  // frees the written record
       ++written_;
@@ -98,11 +134,12 @@ class InOrderWriter {
  private:
   struct Slot {
     std::string record;
-    std::vector<std::string> warnings;
+    InputNotes notes;
     bool ready = false;
   };
   int fd_;
   Progress& progress_;
+  Warnings warnings_;
   std::vector<Slot> slots_;
   std::size_t next_ = 0;     // first slot not yet written
   std::size_t written_ = 0;  // records written over the whole run
@@ -172,9 +209,12 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   Progress progress(!settings.quiet && log::stderr_is_terminal() && !::isatty(input.fd()) &&
                     !::isatty(output.fd()));
 
+  LabelWarnings labels(*model);
   const std::atomic<bool>& stop = stop_gracefully();
   LineReader reader(input.fd(), &stop);
-  InOrderWriter writer(output.fd(), progress);
+  InOrderWriter writer(output.fd(), progress, [&](std::size_t line, const InputNotes& notes) {
+    return input_warnings(line, notes, translator.limit(), labels);
+  });
   std::vector<std::string> lines;
   std::size_t window_start = 0;  // lines read before this window
   // Windows grow from one batch to --maxi-batch lines: the first lines are written after one
@@ -193,7 +233,7 @@ void run_translate(const TranslateArgs& args, const Context& context) {
             append_split(model->codec(), settings.format, translation, notes, line_id, record);
           else
             formatter.append(translation, line_id, record);
-          if (!writer.put(i, std::move(record), input_warnings(line_id + 1, notes, translator.limit())))
+          if (!writer.put(i, std::move(record), notes))
             request_stop();  // the reader is gone: stop quietly
         },
         window_start + 1, &stop);

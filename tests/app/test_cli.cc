@@ -128,6 +128,22 @@ TEST_CASE("the target-lang option puts the model's >>xxx<< label before every li
   CHECK(test::count_lines(flag.out) == 3);
   const auto plain = test::run_s2s("translate -b 1 " + model, text);
   CHECK(plain.out != flag.out);
+  // Without any label a multilingual model warns once, naming the first line; with the option
+  // or labels it does not.
+  CHECK(plain.err ==
+        "s2s: warning: line 1: no >>xxx<< language label, and this model is multilingual (it "
+        "knows >>deu<<): give --target-lang or start each line with a label (said once)\n");
+  CHECK(flag.err.empty());
+  CHECK(test::run_s2s("translate -b 1 " + model, ">>deu<< It is free.\n").err.empty());
+  // A label the model does not know is named on its line, and the line is translated as text.
+  const auto wrong = test::run_s2s("translate -b 1 " + model, ">>deu<< Hi.\n>>xyz<< It is free.\n");
+  CHECK(wrong.exit_code == 0);
+  CHECK(test::count_lines(wrong.out) == 2);
+  CHECK(wrong.err ==
+        "s2s: warning: line 2: >>xyz<< is not a language label of this model (it knows >>deu<<): "
+        "translated as ordinary text\n");
+  CHECK(test::run_s2s("translate -b 1 " + model_arg("marian-postnorm-swish-tiedall"), ">>xyz<< a\n")
+            .err.find("(it is not multilingual)") != std::string::npos);
 
   const auto unknown = test::run_s2s("translate --target-lang xyz " + model, text);
   CHECK(unknown.exit_code == 2);

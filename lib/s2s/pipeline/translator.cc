@@ -15,13 +15,18 @@ const std::string kWordMark = "\xe2\x96\x81";  // '▁', SentencePiece's word-bo
 // Most bytes of encoder attention scores per batch (see translate()).
 constexpr std::size_t kScoreBytes = std::size_t{64} << 20;
 
+// The line's first word when it has the form of a ">>xxx<<" label, else "".
+std::string label_word(const std::string& line) {
+  if (line.rfind(">>", 0) != 0) return {};
+  std::string word = line.substr(0, line.find_first_of(" \t"));
+  if (word.size() < 5 || word.compare(word.size() - 2, 2, "<<") != 0) return {};
+  return word;
+}
+
 // A line's own leading ">>xxx<<" label when the model knows it, else "".
 std::string leading_label(const std::string& line, const text::Vocabulary& vocab) {
-  if (line.rfind(">>", 0) != 0) return {};
-  const std::size_t end = line.find_first_of(" \t");
-  const std::string word = line.substr(0, end);
-  if (word.size() < 5 || word.compare(word.size() - 2, 2, "<<") != 0) return {};
-  return vocab.contains(word) ? word : std::string();
+  const std::string word = label_word(line);
+  return !word.empty() && vocab.contains(word) ? word : std::string();
 }
 
 // Keeps the first `limit` ids, the last one </s> again when the sequence ended with it (Marian's
@@ -73,6 +78,7 @@ Translator::Translator(std::shared_ptr<const Model> model, TranslateOptions opti
     throw UsageError(limit_.describe() + " leaves no room for text: the model adds " +
                      std::to_string(added) + " token" + (added == 1 ? "" : "s") +
                      " (</s>, language label) to every sentence");
+  multilingual_ = !model_->codec().source_vocab().language_tokens().empty();
   // A translation is held to --max-length as its source is (search/options.h); not to a learned
   // position table, which Marian clamps for targets (model-formats.md §1.2).
   if (options_.search.max_length <= 0 || options_.search.max_length > options_.max_length)
@@ -92,7 +98,7 @@ struct Units {
 // options.long_lines says, and fills `notes` (one per line).
 Units make_units(const std::vector<std::string>& lines, std::size_t first_line_number,
                  const text::TextCodec& codec, const TranslateOptions& options,
-                 const TokenLimit& token_limit, std::int32_t source_eos,
+                 const TokenLimit& token_limit, std::int32_t source_eos, bool multilingual,
                  std::vector<InputNotes>& notes) {
   const std::size_t limit = token_limit.tokens;
   notes.assign(lines.size(), InputNotes{});
@@ -103,6 +109,11 @@ Units make_units(const std::vector<std::string>& lines, std::size_t first_line_n
     note.invalid_utf8 = clean_text(lines[i], text).invalid_utf8;
     if (is_blank(text)) continue;
     const std::string& label = options.target_label;
+    if (label.empty()) {
+      const std::string word = label_word(text);
+      if (!word.empty() && !codec.source_vocab().contains(word)) note.unknown_label = word;
+      else if (multilingual && word.empty()) note.no_label = true;
+    }
     const std::string full = label.empty() ? text : label + " " + text;
     // A huge line is counted in parts (input_text.h count_in_chunks): SentencePiece would need
     // hundreds of megabytes to encode a megabyte at once.
@@ -214,7 +225,7 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
                                 const std::atomic<bool>* stop) const {
   std::vector<InputNotes> notes;
   Units units = make_units(lines, first_line_number, model_->codec(), options_, limit_,
-                           model_->config().source_eos_id, notes);
+                           model_->config().source_eos_id, multilingual_, notes);
   const auto stopped = [stop] { return stop != nullptr && stop->load(std::memory_order_relaxed); };
 
   // Each line's first unit and how many of its units are still to translate.

@@ -56,6 +56,9 @@ struct InputNotes {
   // that a caller can decode a huge line piece by piece (SentencePiece needs a few hundred bytes
   // per token to decode at once).
   std::vector<std::size_t> piece_ends;
+  // Language labels (multilingual models, ">>deu<<"), when no target label was given:
+  std::string unknown_label;  // the line starts with a label the model does not know
+  bool no_label = false;      // the model is multilingual and the line has no label
 };
 
 // The result for one input line: the n-best list, best first (one entry unless n_best; empty
@@ -105,6 +108,7 @@ class Translator {
   std::shared_ptr<const Model> model_;
   TranslateOptions options_;
   TokenLimit limit_;
+  bool multilingual_ = false;  // the source vocabulary has >>xxx<< language labels
 };
 
 // True when a line holds only whitespace (or nothing).
