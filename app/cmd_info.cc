@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "s2s/formats/detect.h"
+#include "s2s/pipeline/settings.h"
 
 namespace s2s::app {
 namespace {
@@ -74,11 +75,17 @@ void run_info(const InfoArgs& args, const Context& context) {
     for (const std::string& l : labels) std::printf(" %s", l.substr(2, l.size() - 4).c_str());
     std::printf("\n");
   }
-  if (!info.search_defaults.empty()) {
-    std::printf("model settings (%s):", info.search_defaults_source.c_str());
-    for (const auto& [key, value] : info.search_defaults) std::printf(" %s=%s", key.c_str(), value.c_str());
-    std::printf("\n");
-  }
+  // The model's own settings: those s2s applies, and those it ignores (they do not change
+  // translations, e.g. the mini-batch: 1 OPUS-MT writes for servers).
+  std::string used, ignored;
+  for (const auto& [key, value] : info.search_defaults)
+    (applies_from_model(key) ? used : ignored) += " " + key + "=" + value;
+  if (!used.empty())
+    std::printf("model settings (%s), applied:%s\n", info.search_defaults_source.c_str(),
+                used.c_str());
+  if (!ignored.empty())
+    std::printf("model settings (%s), ignored:%s\n", info.search_defaults_source.c_str(),
+                ignored.c_str());
 }
 
 }  // namespace

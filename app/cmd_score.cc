@@ -403,44 +403,48 @@ void set_score_command(CLI::App& app, const Context& context) {
   cmd->add_option("-o,--output", args->output, "Output file ('-' = stdout)");
   args->normalize_option =
       cmd->add_option("-n,--normalize", args->normalize,
-                      "Divide each score by target length^ARG (length incl. </s>); bare: 1")
+                      "Divide each score by target length^ARG (length incl. </s>); a bare -n means 1 "
+                      "[default: 0]")
           ->expected(0, 1);
-  cmd->add_flag("--word-scores", args->word_scores, "Append ' ||| WordScores= ...' per token");
+  cmd->add_flag("--word-scores", args->word_scores, "Append ' ||| WordScores= ...' per token [default: off]");
   args->summary_option =
       cmd->add_option("--summary", args->summary,
                       "Print one corpus figure instead of per-pair scores: cross-entropy (= "
-                      "ce-mean, what a bare --summary means), ce-mean-words, ce-sum, perplexity")
+                      "ce-mean, what a bare --summary means), ce-mean-words, ce-sum, perplexity "
+                      "[default: none]")
           ->type_name("KIND")
           ->expected(0, 1);
-  cmd->add_option("--format", args->format, "Output: text (one score per line) or jsonl")
+  cmd->add_option("--format", args->format, "Output: text (one score per line) or jsonl [default: text]")
       ->check(CLI::IsMember({"text", "jsonl"}));
   cmd->add_option("--n-best", args->nbest,
-                  "Rescore a Marian/Moses n-best list (needs --source); adds a feature to each line");
-  cmd->add_option("--n-best-feature", args->nbest_feature, "Name of the added feature");
-  cmd->add_option("--batch-size,--mini-batch", args->options.batch_size, "Pairs per batch")
+                  "Rescore a Marian/Moses n-best list (needs --source); adds a feature to each line "
+                  "[default: none]");
+  cmd->add_option("--n-best-feature", args->nbest_feature, "Name of the added feature [default: " + args->nbest_feature + "]");
+  cmd->add_option("--batch-size,--mini-batch", args->options.batch_size, "Pairs per batch [default: " + std::to_string(args->options.batch_size) + "]")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--batch-tokens,--mini-batch-words", args->options.batch_tokens,
-                  "Target tokens per batch, padding included; 0 uses --batch-size")
+                  "Target tokens per batch, padding included; 0 uses --batch-size [default: 0]")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--threads,--cpu-threads", args->threads,
-                  "Compute threads (0: OMP_NUM_THREADS or all cores)")
+                  "Compute threads; 0 uses OMP_NUM_THREADS if set, else all cores [default: 0]")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--source-spm", args->spm.source, "Source SentencePiece model (CTranslate2 folders)");
-  cmd->add_option("--target-spm", args->spm.target, "Target SentencePiece model (CTranslate2 folders)");
+  cmd->add_option("--source-spm", args->spm.source, "Source SentencePiece model, for model folders without one (CTranslate2) "
+                  "[default: none]");
+  cmd->add_option("--target-spm", args->spm.target, "Target SentencePiece model, for model folders without one (CTranslate2) "
+                  "[default: none]");
   cmd->add_option("--max-length", args->max_length,
                   "Most tokens of a source or target (</s> included); longer sides are truncated "
-                  "to fit with a warning, as a pair cannot be split")
-      ->capture_default_str();
+                  "to fit with a warning, as a pair cannot be split [default: " +
+                      std::to_string(args->max_length) + "]");
   cmd->add_option("--long-lines", args->long_lines,
                   "A side over --max-length: split or truncate (both truncate it, with a warning) "
-                  "or fail")
-      ->check(CLI::IsMember({"split", "truncate", "fail"}))
-      ->capture_default_str();
+                  "or fail [default: " + args->long_lines + "]")
+      ->check(CLI::IsMember({"split", "truncate", "fail"}));
   cmd->add_flag("--skip-bad", args->skip_bad,
                 "A line without a tab (or not an n-best line) gets an empty record and a warning "
-                "instead of stopping with an error");
+                "instead of stopping with an error [default: off]");
   cmd->add_flag("--quiet,--quiet-translation", args->quiet,
-                "No progress line and no warnings on stderr");
+                "No progress line and no warnings on stderr [default: off]");
   cmd->callback([args, &context]() { run_score(*args, context); });
 }
 

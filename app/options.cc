@@ -13,8 +13,7 @@ void add_translate_flags(CLI::App& cmd, OptionFlags& flags) {
     const OptionRow row = option_row(i);
     const std::string names = std::string(row.short_flag) + (*row.short_flag ? "," : "") + "--" +
                               row.key + (row.marian_key ? std::string(",--") + row.marian_key : "");
-    const std::string help = std::string(row.help) + " [default: " + row.default_value + "]" +
-                             (row.marian_key ? std::string(" (Marian: --") + row.marian_key + ")" : "");
+    const std::string help = std::string(row.help) + " [default: " + row.default_value + "]";
     CLI::Option* option = nullptr;
     if (row.kind == OptionKind::on_off) {
       option = cmd.add_flag(names, help);

@@ -45,6 +45,11 @@ TEST_CASE("s2s info describes every fixture", "[cli]") {
       CHECK(r.out.find("source pieces: ") != std::string::npos);
     }
   }
+  // The model's decoder.yml: what s2s applies, and what it ignores, each said.
+  const auto marian = test::run_s2s("info " + model_arg("marian-postnorm-swish-tiedall"));
+  CHECK(marian.out.find("), applied: beam-size=4 normalize=1 word-penalty=0\n") != std::string::npos);
+  CHECK(marian.out.find("), ignored: relative-paths=true mini-batch=1 maxi-batch=1 "
+                        "maxi-batch-sort=src\n") != std::string::npos);
 }
 
 TEST_CASE("s2s translate gives the greedy translation, one line per line", "[cli]") {

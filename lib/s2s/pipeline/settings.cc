@@ -232,6 +232,11 @@ void read_yaml(const std::string& path, YamlSource source, TranslateSettings& se
 
 }  // namespace
 
+bool applies_from_model(const std::string& key) {
+  const OptionSpec* spec = find_key(key);
+  return spec != nullptr && spec->from_model;
+}
+
 ParallelOptions parallel_options(const TranslateSettings& settings) {
   ParallelOptions p;
   p.workers = static_cast<int>(settings.workers);

@@ -65,6 +65,10 @@ enum class YamlSource {
   config,  // --config FILE: every key must be in the table; errors are UsageErrors
 };
 
+// Whether a key of the model's own settings is applied (it changes translations: beam-size,
+// normalize, ...); the others (Marian's mini-batch, relative-paths, ...) are ignored.
+bool applies_from_model(const std::string& key);
+
 // Applies the model's own settings (decoder.yml, HF generation config, CTranslate2 defaults).
 void apply_model_defaults(const ModelInfo& info, TranslateSettings& settings);
 
