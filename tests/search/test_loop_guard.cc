@@ -25,6 +25,16 @@ std::string words(const std::string& word, int n) {
   return line;
 }
 
+// Beam 2 with this token limit, on a fixture that answers "the the ..." with one word repeated
+// (Section Section ...).
+Translator looping_translator(dim_t max_length) {
+  TranslateOptions options;
+  options.search.beam_size = 2;
+  options.max_length = max_length;
+  return Translator(formats::load_model(test::data_path("models/marian-ymlids-gelu-tied")),
+                    options);
+}
+
 }  // namespace
 
 TEST_CASE("caught_in_loop: the last 64 ids repeat one n-gram of at most 8", "[search]") {
@@ -47,14 +57,8 @@ TEST_CASE("caught_in_loop: the last 64 ids repeat one n-gram of at most 8", "[se
 
 TEST_CASE("a whole line's translation stops at the token limit, never by the loop guard",
           "[search][pipeline]") {
-  // This fixture answers "the the ..." with one word repeated (Section Section ...).
-  const auto model =
-      formats::load_model(test::data_path("models/marian-ymlids-gelu-tied"));
-  TranslateOptions options;
-  options.search.beam_size = 2;
-  options.max_length = 400;
-  const Translator translator(model, options);
   std::vector<InputNotes> notes;
+  const Translator translator = looping_translator(400);
   const std::vector<Translation> found = translator.translate({words("the", 300)}, 1, &notes);
   REQUIRE(found.size() == 1);
   CHECK(notes[0].long_line == InputNotes::LongLine::no);
@@ -66,13 +70,8 @@ TEST_CASE("a whole line's translation stops at the token limit, never by the loo
 
 TEST_CASE("the pieces of a split line are cut when they loop, and the line says so",
           "[search][pipeline]") {
-  const auto model =
-      formats::load_model(test::data_path("models/marian-ymlids-gelu-tied"));
-  TranslateOptions options;
-  options.search.beam_size = 2;
-  options.max_length = 100;
-  const Translator translator(model, options);
   std::vector<InputNotes> notes;
+  const Translator translator = looping_translator(100);
   const std::vector<Translation> found = translator.translate({words("the", 300)}, 7, &notes);
   REQUIRE(found.size() == 1);
   REQUIRE(notes[0].long_line == InputNotes::LongLine::split);
