@@ -116,32 +116,31 @@ struct Caches {
 inline float widen(float x) { return x; }
 inline float widen(bfloat16_bits x) { return bf16_to_float(x); }
 
-// 16 lanes at a time (GCC/Clang vector extensions, as in vector_exp.h): a dot product per
-// (key, head) reduced lane by lane in one loop, then summed by halving. GCC's own reduction of
-// an `omp simd` loop ended in 15 dependent scalar adds per dot, which bounded the whole kernel.
-using detail::f32x16;
+// 8 lanes at a time (GCC/Clang vector extensions, as in vector_exp.h), two accumulators per dot
+// product, summed by halving at the end. GCC's own reduction of an `omp simd` loop ended in 15
+// dependent scalar adds per dot, which bounded the whole kernel; 16-lane vectors were no better
+// on AVX-512 and, on AVX2 machines, GCC spilled every one of them through the stack (perf annotate:
+// most of the kernel's samples on stack stores and reloads, 2.5x slower).
 using f32x8 = float __attribute__((vector_size(32)));
 using f32x4 = float __attribute__((vector_size(16)));
-using u16x16 = std::uint16_t __attribute__((vector_size(32)));
-using u32x16 = std::uint32_t __attribute__((vector_size(64)));
+using u16x8 = std::uint16_t __attribute__((vector_size(16)));
+using u32x8 = std::uint32_t __attribute__((vector_size(32)));
 
-inline __attribute__((always_inline)) f32x16 load16(const float* x) {
-  f32x16 v;
+inline __attribute__((always_inline)) f32x8 load8(const float* x) {
+  f32x8 v;
   std::memcpy(&v, x, sizeof v);
   return v;
 }
 
-inline __attribute__((always_inline)) f32x16 load16(const bfloat16_bits* x) {
-  u16x16 h;
+inline __attribute__((always_inline)) f32x8 load8(const bfloat16_bits* x) {
+  u16x8 h;
   std::memcpy(&h, x, sizeof h);
-  return (f32x16)(__builtin_convertvector(h, u32x16) << 16);
+  return (f32x8)(__builtin_convertvector(h, u32x8) << 16);
 }
 
-inline __attribute__((always_inline)) float sum_lanes(f32x16 v) {
-  const f32x8 a = __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7) +
-                  __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
-  const f32x4 b = __builtin_shufflevector(a, a, 0, 1, 2, 3) + __builtin_shufflevector(a, a, 4, 5, 6, 7);
-  return (b[0] + b[2]) + (b[1] + b[3]);
+inline __attribute__((always_inline)) float sum_lanes(f32x8 v) {
+  const f32x4 a = __builtin_shufflevector(v, v, 0, 1, 2, 3) + __builtin_shufflevector(v, v, 4, 5, 6, 7);
+  return (a[0] + a[2]) + (a[1] + a[3]);
 }
 
 // q·k over head_dim entries.
@@ -149,9 +148,12 @@ template <typename T>
 inline __attribute__((always_inline)) float dot(const float* q, const T* k,
                                                 std::int64_t head_dim) {
   if (head_dim % 16 == 0) {
-    f32x16 acc{};
-    for (std::int64_t i = 0; i < head_dim; i += 16) acc += load16(q + i) * load16(k + i);
-    return sum_lanes(acc);
+    f32x8 even{}, odd{};
+    for (std::int64_t i = 0; i < head_dim; i += 16) {
+      even += load8(q + i) * load8(k + i);
+      odd += load8(q + i + 8) * load8(k + i + 8);
+    }
+    return sum_lanes(even + odd);
   }
   float sum = 0.0f;
 #pragma omp simd reduction(+ : sum)
