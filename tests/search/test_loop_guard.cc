@@ -37,18 +37,20 @@ Translator looping_translator(dim_t max_length) {
 
 }  // namespace
 
-TEST_CASE("caught_in_loop: the last 64 ids repeat one n-gram of at most 8", "[search]") {
+TEST_CASE("caught_in_loop: the last 64 ids hold at most 8 different ids", "[search]") {
   const std::size_t span = static_cast<std::size_t>(kLoopSpan);
   CHECK(caught_in_loop(repeat({7}, span)));
   CHECK_FALSE(caught_in_loop(repeat({7}, span - 1)));
   CHECK(caught_in_loop(repeat({1, 2, 3, 4, 5, 6, 7, 8}, span, {9, 9, 9})));
   CHECK_FALSE(caught_in_loop(repeat({1, 2, 3, 4, 5, 6, 7, 8, 9}, 3 * span)));
-  // One different id inside the last 64 breaks the loop; one just before it does not.
-  std::vector<std::int32_t> broken = repeat({4, 5}, 2 * span);
-  broken[broken.size() - span + 3] = 6;
+  // A near-loop, as copies of random digits end: 8 ids in no fixed period.
+  CHECK(caught_in_loop(repeat({83, 8, 83, 7, 83, 8, 38, 3, 83, 74, 8, 48, 3}, span)));
+  // A ninth id inside the last 64 breaks the loop; one just before them does not.
+  std::vector<std::int32_t> broken = repeat({1, 2, 3, 4, 5, 6, 7, 8}, 2 * span);
+  broken[broken.size() - span + 3] = 9;
   CHECK_FALSE(caught_in_loop(broken));
-  std::vector<std::int32_t> before = repeat({4, 5}, 2 * span);
-  before[before.size() - span - 1] = 6;
+  std::vector<std::int32_t> before = repeat({1, 2, 3, 4, 5, 6, 7, 8}, 2 * span);
+  before[before.size() - span - 1] = 9;
   CHECK(caught_in_loop(before));
   std::vector<std::int32_t> counting;
   for (std::int32_t i = 0; i < 200; ++i) counting.push_back(i);
@@ -87,7 +89,7 @@ TEST_CASE("the pieces of a split line are cut when they loop, and the line says 
   CHECK(short_pieces >= notes[0].loops_cut);
   const std::string message = long_line_message(7, notes[0], translator.limit());
   CHECK(message.find("line 7: ") == 0);
-  CHECK(message.find("fell into a loop and were cut after 64 repeating tokens") !=
+  CHECK(message.find("fell into a loop and were cut (64 tokens in a row drawn from 8 or fewer)") !=
         std::string::npos);
 }
 

@@ -55,8 +55,9 @@ std::string long_line_message(std::size_t line_number, const InputNotes& notes,
              (notes.loops_cut == 0
                   ? std::string()
                   : "; the translations of " + std::to_string(notes.loops_cut) +
-                        " of them fell into a loop and were cut after " +
-                        std::to_string(kLoopSpan) + " repeating tokens");
+                        " of them fell into a loop and were cut (" + std::to_string(kLoopSpan) +
+                        " tokens in a row drawn from " + std::to_string(kLoopTokens) +
+                        " or fewer)");
     case InputNotes::LongLine::truncated:
       return head + ": truncated to its first " + std::to_string(limit.tokens) + " tokens";
     case InputNotes::LongLine::no:

@@ -115,12 +115,14 @@ std::vector<Hypothesis> ranked(std::vector<Hypothesis> finished, bool n_best) {
 bool caught_in_loop(const std::vector<std::int32_t>& ids) {
   const std::size_t n = ids.size(), span = static_cast<std::size_t>(kLoopSpan);
   if (n < span) return false;
-  for (std::size_t period = 1; period <= static_cast<std::size_t>(kLoopPeriod); ++period) {
-    std::size_t i = n - span + period;
-    while (i < n && ids[i] == ids[i - period]) ++i;
-    if (i == n) return true;
+  std::int32_t seen[kLoopTokens];
+  std::size_t distinct = 0;
+  for (std::size_t i = n - span; i < n; ++i) {
+    if (std::find(seen, seen + distinct, ids[i]) != seen + distinct) continue;
+    if (distinct == static_cast<std::size_t>(kLoopTokens)) return false;
+    seen[distinct++] = ids[i];
   }
-  return false;
+  return true;
 }
 
 std::vector<std::vector<Hypothesis>> beam_search(const Model& model, const EncoderOutput& encoded,

@@ -8,9 +8,11 @@
 //    ones are finished as they are;
 //  - finished hypotheses are ranked by scoring_rules.h; the best (or the n-best list) is returned.
 // Beyond Marian, for rows the caller marks (the pieces of a line too long for the model, never
-// a normal sentence): a hypothesis caught in a loop, whose last kLoopSpan tokens repeat one
-// n-gram of at most kLoopPeriod tokens, is finished as it is (Hypothesis::cut_in_loop). Junk
-// such as 100,000 copies of one letter otherwise costs a full-length decode per piece.
+// a normal sentence): a hypothesis caught in a loop, whose last kLoopSpan tokens use at most
+// kLoopTokens different tokens, is finished as it is (Hypothesis::cut_in_loop). Junk such as
+// 100,000 copies of one letter otherwise costs a full-length decode per piece. The rule covers
+// exact loops (a repeated n-gram of at most 8 tokens) and the near-loops that copies of random
+// digits fall into ("8383783838..."); 64 tokens of real text use far more than 8 tokens.
 // Decoder state moves only through DecoderState::select_rows; finished sentences leave the batch.
 #pragma once
 
@@ -25,9 +27,9 @@
 namespace s2s {
 
 inline constexpr dim_t kLoopSpan = 64;
-inline constexpr dim_t kLoopPeriod = 8;
+inline constexpr dim_t kLoopTokens = 8;
 
-// True when the last kLoopSpan ids repeat one n-gram of at most kLoopPeriod ids.
+// True when the last kLoopSpan ids hold at most kLoopTokens different ids.
 bool caught_in_loop(const std::vector<std::int32_t>& ids);
 
 // For each row of `encoded`: its finished hypotheses, best first (all of them with n_best,
