@@ -6,7 +6,7 @@
 # RSS of at most 500 MB for every one.
 #
 # Prints a table: input, characters, wall seconds, seconds per 100k characters, peak RSS (MB, from
-# /usr/bin/time), output characters, and the warnings s2s printed. Defaults: S2S build/s2s, MODEL
+# /usr/bin/time), output characters, pieces the loop guard cut, and the warnings s2s printed. Defaults: S2S build/s2s, MODEL
 # models/en-de. Run it on an otherwise idle machine; ONLY=name runs one input, TIMEOUT=s stops
 # each run after that many seconds (shown as "> s").
 set -euo pipefail
@@ -42,8 +42,8 @@ save("2000-no-spaces", "".join(r.choice("abcdefghijklmnopqrstuvwxyz") for _ in r
 EOF
 
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(basename "$MODEL"), default settings, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "| input | chars | seconds | s per 100k chars | peak RSS MB | output chars | warnings |"
-echo "| --- | --- | --- | --- | --- | --- | --- |"
+echo "| input | chars | seconds | s per 100k chars | peak RSS MB | output chars | pieces cut by the loop guard | warnings |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
 for name in no-spaces one-char random-bytes long-number mixed-scripts 100k-words 2000-no-spaces; do
   [ -n "${ONLY:-}" ] && [ "$ONLY" != "$name" ] && continue
   in="$WORK/$name"
@@ -57,5 +57,7 @@ for name in no-spaces one-char random-bytes long-number mixed-scripts 100k-words
   per=$(echo "scale=2; ${seconds#> } * 100000 / $chars" | bc)
   out_chars=$(wc -m < "$WORK/out")
   warnings=$(grep -c 'warning' "$WORK/err" || true)
-  echo "| $name | $chars | $seconds | $per | $rss | $out_chars | $warnings: $(head -c 160 "$WORK/err" | tr '\n' ' ') |"
+  pieces=$(grep -o 'split into [0-9]* pieces' "$WORK/err" | grep -o '[0-9]*' || echo 1)
+  cut=$(grep -o 'translations of [0-9]* of them' "$WORK/err" | grep -o '[0-9]*' || echo 0)
+  echo "| $name | $chars | $seconds | $per | $rss | $out_chars | $cut of $pieces | $warnings: $(head -c 160 "$WORK/err" | tr '\n' ' ') |"
 done
