@@ -256,7 +256,7 @@ void set_translate_command(CLI::App& app, const Context& context) {
   cmd->add_option("--config", args->config,
                   "YAML file of options, keys as the long flags (flags given here win), or the "
                   "name of a shipped one: fast, quality");
-  add_translate_flags(*cmd, args->flags);
+  add_option_flags(*cmd, Command::translate, args->flags);
   // Marian's spellings of behaviours s2s has under its own names.
   cmd->add_flag("--max-length-crop", args->max_length_crop,
                 "Marian's name for --long-lines truncate");

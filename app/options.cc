@@ -7,10 +7,11 @@
 
 namespace s2s::app {
 
-void add_translate_flags(CLI::App& cmd, OptionFlags& flags) {
+void add_option_flags(CLI::App& cmd, Command command, OptionFlags& flags) {
+  flags.command = command;
   flags.options.clear();
-  for (std::size_t i = 0; i < option_count(); ++i) {
-    const OptionRow row = option_row(i);
+  for (std::size_t i = 0; i < option_count(command); ++i) {
+    const OptionRow row = option_row(command, i);
     const std::string names = std::string(row.short_flag) + (*row.short_flag ? "," : "") + "--" +
                               row.key + (row.marian_key ? std::string(",--") + row.marian_key : "");
     const std::string help = std::string(row.help) + " [default: " + row.default_value + "]";
@@ -45,16 +46,31 @@ void add_translate_flags(CLI::App& cmd, OptionFlags& flags) {
   }
 }
 
-void apply_flags(const OptionFlags& flags, TranslateSettings& settings) {
-  S2S_CHECK(flags.options.size() == option_count(), "one CLI option per table row");
+namespace {
+
+template <typename Settings>
+void apply_rows(const OptionFlags& flags, Settings& settings) {
+  S2S_CHECK(flags.options.size() == option_count(flags.command), "one CLI option per table row");
   for (std::size_t i = 0; i < flags.options.size(); ++i) {
     const CLI::Option* option = flags.options[i];
     if (option->count() == 0) continue;
-    const OptionRow row = option_row(i);
+    const OptionRow row = option_row(flags.command, i);
     std::string text = option->results().back();
     if (text.empty() && row.bare_value != nullptr) text = row.bare_value;
     set_option(i, text, std::string("--") + row.key, settings);
   }
+}
+
+}  // namespace
+
+void apply_flags(const OptionFlags& flags, TranslateSettings& settings) {
+  S2S_CHECK(flags.command == Command::translate, "translate flags");
+  apply_rows(flags, settings);
+}
+
+void apply_flags(const OptionFlags& flags, ScoreSettings& settings) {
+  S2S_CHECK(flags.command == Command::score, "score flags");
+  apply_rows(flags, settings);
 }
 
 }  // namespace s2s::app

@@ -24,24 +24,39 @@ double json_number(float value) {
   return std::strtod(text, nullptr);
 }
 
-Json hypothesis_json(const text::TextCodec& codec, const Hypothesis* hypothesis) {
-  Json record = Json::object();
+// {"score", "normalized_score", "tokens", "token_scores"} of one target, into `record`.
+void add_scores(const text::TextCodec& codec, const std::vector<std::int32_t>& ids, float score,
+                float normalized_score, const std::vector<float>& scores, Json& record) {
+  record["score"] = json_number(score);
+  record["normalized_score"] = json_number(normalized_score);
   Json tokens = Json::array();
   Json token_scores = Json::array();
+  for (std::int32_t id : ids) tokens.push_back(codec.target_vocab().piece(id));
+  for (float s : scores) token_scores.push_back(json_number(s));
+  record["tokens"] = std::move(tokens);
+  record["token_scores"] = std::move(token_scores);
+}
+
+Json hypothesis_json(const text::TextCodec& codec, const Hypothesis* hypothesis) {
+  Json record = Json::object();
   if (hypothesis == nullptr) {  // a blank input line
     record["translation"] = "";
     record["score"] = 0;
     record["normalized_score"] = 0;
+    record["tokens"] = Json::array();
+    record["token_scores"] = Json::array();
   } else {
     record["translation"] = codec.decode_target(hypothesis->ids);
-    record["score"] = json_number(hypothesis->score);
-    record["normalized_score"] = json_number(hypothesis->normalized_score);
-    for (std::int32_t id : hypothesis->ids) tokens.push_back(codec.target_vocab().piece(id));
-    for (float s : hypothesis->token_scores) token_scores.push_back(json_number(s));
+    add_scores(codec, hypothesis->ids, hypothesis->score, hypothesis->normalized_score,
+               hypothesis->token_scores, record);
   }
-  record["tokens"] = std::move(tokens);
-  record["token_scores"] = std::move(token_scores);
   return record;
+}
+
+// One JSON line; invalid UTF-8 in a piece must not abort the run: replaced with U+FFFD.
+void append_json_line(const Json& record, std::string& out) {
+  out += record.dump(-1, ' ', false, Json::error_handler_t::replace);
+  out += '\n';
 }
 
 }  // namespace
@@ -109,9 +124,21 @@ void OutputFormatter::append_jsonl(const Translation& translation, std::string& 
     for (const Hypothesis& h : hypotheses) list.push_back(hypothesis_json(codec_, &h));
     record["n_best"] = std::move(list);
   }
-  // Invalid UTF-8 in a piece must not abort the run: replace it with U+FFFD.
-  out += record.dump(-1, ' ', false, Json::error_handler_t::replace);
-  out += '\n';
+  append_json_line(record, out);
+}
+
+void append_score_jsonl(const text::TextCodec& codec, const PairScore& score, std::string& out) {
+  Json record = Json::object();
+  add_scores(codec, score.target_ids, score.score, score.normalized_score, score.token_scores,
+             record);
+  append_json_line(record, out);
+}
+
+void append_summary_jsonl(const std::string& kind, float value, std::string& out) {
+  Json record = Json::object();
+  record["summary"] = kind;
+  record["value"] = json_number(value);
+  append_json_line(record, out);
 }
 
 }  // namespace s2s

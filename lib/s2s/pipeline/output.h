@@ -12,7 +12,8 @@
 //          n_best. "tokens" holds the vocabulary piece of every target id, </s> included, so
 //          that it lines up with "token_scores" (one log-probability per id). A blank input
 //          line gives an empty translation, scores 0 and empty lists.
-// Every record ends with '\n'.
+// Every record ends with '\n'. `s2s score --format jsonl` prints its records with the same keys
+// (less "translation") and numbers: append_score_jsonl, append_summary_jsonl.
 #pragma once
 
 #include <cstddef>
@@ -20,6 +21,7 @@
 #include <optional>
 #include <string>
 
+#include "s2s/pipeline/scorer.h"
 #include "s2s/pipeline/translator.h"
 #include "s2s/text/codec.h"
 
@@ -37,6 +39,11 @@ std::optional<OutputFormat> parse_output_format(const std::string& name);
 
 // Marian's float format for n-best lists: what `std::ostream << value` prints by default.
 std::string marian_float(float value);
+
+// score's jsonl record of one pair: {"score", "normalized_score", "tokens", "token_scores"}.
+void append_score_jsonl(const text::TextCodec& codec, const PairScore& score, std::string& out);
+// score's jsonl record of a corpus figure: {"summary": kind, "value": value}.
+void append_summary_jsonl(const std::string& kind, float value, std::string& out);
 
 class OutputFormatter {
  public:

@@ -19,24 +19,35 @@
 namespace s2s {
 namespace {
 
-// A row's target: a function returning the field it sets. The field's type decides how a value
-// is parsed (whole number, number, on/off, output format name).
-using IntField = dim_t& (*)(TranslateSettings&);
-using FloatField = float& (*)(TranslateSettings&);
-using BoolField = bool& (*)(TranslateSettings&);
-using FormatField = OutputFormat& (*)(TranslateSettings&);
-using StringField = std::string& (*)(TranslateSettings&);
-using LongLinesField = LongLines& (*)(TranslateSettings&);
-using PrecisionField = ops::Precision& (*)(TranslateSettings&);
-using Field = std::variant<IntField, FloatField, BoolField, FormatField, StringField,
-                           LongLinesField, PrecisionField>;
+// A row's target: a function returning the field it sets in the settings S of its command. The
+// field's type decides how a value is parsed (whole number, number, on/off, output format name).
+template <typename S>
+struct Fields {
+  using Int = dim_t& (*)(S&);
+  using Float = float& (*)(S&);
+  using Bool = bool& (*)(S&);
+  using Format = OutputFormat& (*)(S&);
+  using String = std::string& (*)(S&);
+  using Lines = LongLines& (*)(S&);
+  using Precision = ops::Precision& (*)(S&);
+};
+template <typename S>
+using Field = std::variant<typename Fields<S>::Int, typename Fields<S>::Float,
+                           typename Fields<S>::Bool, typename Fields<S>::Format,
+                           typename Fields<S>::String, typename Fields<S>::Lines,
+                           typename Fields<S>::Precision>;
 
 // clang-format off
-#define S2S_FIELD(member) +[](TranslateSettings& s) -> auto& { return s.member; }
+#define S2S_FIELD(member) +[](Settings& s) -> auto& { return s.member; }
+// The SentencePiece rows both commands have.
+#define S2S_SPM_ROWS \
+  {"source-spm", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(source_spm), kSourceSpmHelp}, \
+  {"target-spm", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(target_spm), kTargetSpmHelp}
 // clang-format on
 
 enum class Bound { any, non_negative, at_least_one, positive };
 
+template <typename S>
 struct OptionSpec {
   const char* key;         // the long flag without "--", and the YAML key
   const char* short_flag;  // e.g. "-b", or ""
@@ -44,13 +55,25 @@ struct OptionSpec {
   bool from_model;         // also read from the model's decoder.yml (changes translations)
   Bound bound;
   const char* bare_value;  // what the flag means given without a value, or nullptr
-  Field field;
+  Field<S> field;
   const char* help;
 };
 
+// Help texts of the rows both commands have.
+constexpr const char* kSourceSpmHelp =
+    "Source SentencePiece model, for model folders without one (CTranslate2)";
+constexpr const char* kTargetSpmHelp =
+    "Target SentencePiece model, for model folders without one (CTranslate2)";
+constexpr const char* kPrecisionHelp =
+    "What the linear layers compute in: float32, bfloat16 (AVX512_BF16) or int8 (weights "
+    "quantized per channel at load, activations per row); the rest stays float32";
+constexpr const char* kQuietHelp = "No progress line and no warnings on stderr";
+
 // The defaults are not repeated here: they are the struct defaults (SearchOptions holds
 // marian-decoder's), and the help text shows them.
-const OptionSpec kOptions[] = {
+namespace translate_table {
+using Settings = TranslateSettings;
+const OptionSpec<Settings> kRows[] = {
     {"beam-size", "-b", nullptr, true, Bound::at_least_one, nullptr,
      S2S_FIELD(translate.search.beam_size), "Beam size; 1 is greedy search"},
     {"n-best", "", nullptr, true, Bound::any, nullptr, S2S_FIELD(translate.search.n_best),
@@ -70,10 +93,7 @@ const OptionSpec kOptions[] = {
      S2S_FIELD(translate.search.min_length), "No </s> before this many target tokens"},
     {"target-lang", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(target_lang),
      "Multilingual models: target language code (e.g. deu), put before every line as >>deu<<"},
-    {"source-spm", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(source_spm),
-     "Source SentencePiece model, for model folders without one (CTranslate2)"},
-    {"target-spm", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(target_spm),
-     "Target SentencePiece model, for model folders without one (CTranslate2)"},
+    S2S_SPM_ROWS,
     {"batch-size", "", "mini-batch", false, Bound::at_least_one, nullptr,
      S2S_FIELD(translate.batch_size), "Sentences per batch"},
     {"batch-tokens", "", "mini-batch-words", false, Bound::non_negative, nullptr,
@@ -96,15 +116,70 @@ const OptionSpec kOptions[] = {
      "Translators running at once on one shared model, each on its own part of the input (for "
      "large inputs; one worker with all threads gives the fastest single sentence)"},
     {"precision", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(precision),
-     "What the linear layers compute in: float32, bfloat16 (AVX512_BF16) or int8 (weights "
-     "quantized per channel at load, activations per row); the rest stays float32"},
+     kPrecisionHelp},
     {"format", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(format),
      "Output: text, nbest (id ||| translation ||| F0= score ||| normalized score) or jsonl"},
     {"quiet", "", "quiet-translation", false, Bound::any, nullptr, S2S_FIELD(quiet),
-     "No progress line and no warnings on stderr"},
+     kQuietHelp},
 };
+}  // namespace translate_table
 
+// marian-scorer's options; the input files (--source, --target, -i, --n-best FILE) are the
+// command line's, not settings.
+namespace score_table {
+using Settings = ScoreSettings;
+const OptionSpec<Settings> kRows[] = {
+    {"normalize", "-n", nullptr, false, Bound::any, "1", S2S_FIELD(score.normalize),
+     "Divide each score by target length^ARG (length incl. </s>); a bare -n means 1"},
+    {"word-scores", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(word_scores),
+     "Append ' ||| WordScores= ...' with each target token's log-probability"},
+    {"summary", "", nullptr, false, Bound::any, "cross-entropy", S2S_FIELD(summary),
+     "Print one corpus figure instead of per-pair scores: cross-entropy (= ce-mean, what a bare "
+     "--summary means), ce-mean-words, ce-sum, perplexity"},
+    {"format", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(format),
+     "Output: text (one score per line) or jsonl (score, normalized_score, tokens, "
+     "token_scores)"},
+    {"n-best-feature", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(n_best_feature),
+     "Name of the feature --n-best adds to each line"},
+    S2S_SPM_ROWS,
+    {"batch-size", "", "mini-batch", false, Bound::at_least_one, nullptr,
+     S2S_FIELD(score.batch_size), "Pairs per batch"},
+    {"batch-tokens", "", "mini-batch-words", false, Bound::non_negative, nullptr,
+     S2S_FIELD(score.batch_tokens), "Target tokens per batch, padding included; 0 uses --batch-size"},
+    {"max-length", "", nullptr, false, Bound::at_least_one, nullptr, S2S_FIELD(max_length),
+     "Most tokens of a source or target (</s> included); longer sides are handled as "
+     "--long-lines says"},
+    {"long-lines", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(long_lines),
+     "A side over --max-length: split or truncate (both truncate it, with a warning: a pair "
+     "cannot be split) or fail"},
+    {"threads", "", "cpu-threads", false, Bound::non_negative, nullptr, S2S_FIELD(threads),
+     "Compute threads; 0 uses OMP_NUM_THREADS if set, else all cores"},
+    {"precision", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(precision),
+     kPrecisionHelp},
+    {"skip-bad", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(skip_bad),
+     "A line without a tab (or not an n-best line) gets an empty record and a warning instead "
+     "of stopping with an error"},
+    {"quiet", "", "quiet-translation", false, Bound::any, nullptr, S2S_FIELD(quiet),
+     kQuietHelp},
+};
+}  // namespace score_table
+
+#undef S2S_SPM_ROWS
 #undef S2S_FIELD
+
+// Each command's rows, and its name for messages.
+template <typename S>
+struct Table;
+template <>
+struct Table<TranslateSettings> {
+  static constexpr const auto& rows = translate_table::kRows;
+  static constexpr const char* command = "translate";
+};
+template <>
+struct Table<ScoreSettings> {
+  static constexpr const auto& rows = score_table::kRows;
+  static constexpr const char* command = "score";
+};
 
 template <typename T>
 bool parse_number(const std::string& text, T& value) {
@@ -130,81 +205,91 @@ std::string choices(const char* const (&names)[N]) {
 }
 
 // Sets spec's field from text; `where` names the flag or file and key for the message.
-template <typename ErrorType>
-void set_value(const OptionSpec& spec, const std::string& text, const std::string& where,
-               TranslateSettings& settings) {
+template <typename ErrorType, typename S>
+void set_value(const OptionSpec<S>& spec, const std::string& text, const std::string& where,
+               S& settings) {
+  using F = Fields<S>;
   auto fail = [&](const std::string& what) { throw ErrorType(where + ": '" + text + "' " + what); };
   auto check_bound = [&](double v) {
     if (spec.bound == Bound::non_negative && v < 0) fail("must be 0 or more");
     if (spec.bound == Bound::at_least_one && v < 1) fail("must be at least 1");
     if (spec.bound == Bound::positive && !(v > 0)) fail("must be more than 0");
   };
-  if (auto* field = std::get_if<IntField>(&spec.field)) {
+  if (auto* field = std::get_if<typename F::Int>(&spec.field)) {
     dim_t v = 0;
     if (!parse_number(text, v)) fail("is not a whole number");
     check_bound(static_cast<double>(v));
     (*field)(settings) = v;
-  } else if (auto* field = std::get_if<FloatField>(&spec.field)) {
+  } else if (auto* field = std::get_if<typename F::Float>(&spec.field)) {
     float v = 0;
     if (!parse_number(text, v) || !std::isfinite(v)) fail("is not a number");
     check_bound(v);
     (*field)(settings) = v;
-  } else if (auto* field = std::get_if<BoolField>(&spec.field)) {
+  } else if (auto* field = std::get_if<typename F::Bool>(&spec.field)) {
     if (!parse_bool(text, (*field)(settings))) fail("is not true or false");
-  } else if (auto* field = std::get_if<FormatField>(&spec.field)) {
+  } else if (auto* field = std::get_if<typename F::Format>(&spec.field)) {
     const auto format = parse_output_format(text);
     if (!format) fail("is not an output format (" + choices(kOutputFormatNames) + ")");
     (*field)(settings) = *format;
-  } else if (auto* field = std::get_if<LongLinesField>(&spec.field)) {
+  } else if (auto* field = std::get_if<typename F::Lines>(&spec.field)) {
     const auto mode = parse_long_lines(text);
     if (!mode) fail("is not a way to handle long lines (" + choices(kLongLinesNames) + ")");
     (*field)(settings) = *mode;
-  } else if (auto* field = std::get_if<PrecisionField>(&spec.field)) {
+  } else if (auto* field = std::get_if<typename F::Precision>(&spec.field)) {
     const auto precision = ops::parse_precision(text);
     if (!precision) fail("is not a precision (" + choices(ops::kPrecisionNames) + ")");
     (*field)(settings) = *precision;
-  } else if (auto* field = std::get_if<StringField>(&spec.field)) {
+  } else if (auto* field = std::get_if<typename F::String>(&spec.field)) {
     (*field)(settings) = text;
   }
 }
 
 // The field's current value as text, for the help's defaults.
-std::string show(const OptionSpec& spec, TranslateSettings& settings) {
-  if (auto* field = std::get_if<IntField>(&spec.field)) return std::to_string((*field)(settings));
-  if (auto* field = std::get_if<FloatField>(&spec.field)) return marian_float((*field)(settings));
-  if (auto* field = std::get_if<BoolField>(&spec.field)) return (*field)(settings) ? "on" : "off";
-  if (auto* field = std::get_if<StringField>(&spec.field))
+template <typename S>
+std::string show(const OptionSpec<S>& spec, S& settings) {
+  using F = Fields<S>;
+  if (auto* field = std::get_if<typename F::Int>(&spec.field)) return std::to_string((*field)(settings));
+  if (auto* field = std::get_if<typename F::Float>(&spec.field)) return marian_float((*field)(settings));
+  if (auto* field = std::get_if<typename F::Bool>(&spec.field)) return (*field)(settings) ? "on" : "off";
+  if (auto* field = std::get_if<typename F::String>(&spec.field))
     return (*field)(settings).empty() ? "none" : (*field)(settings);
-  if (auto* field = std::get_if<LongLinesField>(&spec.field))
+  if (auto* field = std::get_if<typename F::Lines>(&spec.field))
     return long_lines_name((*field)(settings));
-  if (auto* field = std::get_if<PrecisionField>(&spec.field))
+  if (auto* field = std::get_if<typename F::Precision>(&spec.field))
     return ops::precision_name((*field)(settings));
-  return output_format_name((*std::get_if<FormatField>(&spec.field))(settings));
+  return output_format_name((*std::get_if<typename F::Format>(&spec.field))(settings));
 }
 
-const OptionSpec* find_key(const std::string& key) {
-  for (const OptionSpec& spec : kOptions)
+template <typename S>
+const OptionSpec<S>* find_key(const std::string& key) {
+  for (const OptionSpec<S>& spec : Table<S>::rows)
     if (key == spec.key || (spec.marian_key != nullptr && key == spec.marian_key)) return &spec;
   return nullptr;
 }
 
 // One setting from a YAML file or the model's own settings.
-template <typename ErrorType>
+template <typename ErrorType, typename S>
 void apply_entry(const std::string& key, const std::string& value, YamlSource source,
-                 const std::string& path, TranslateSettings& settings) {
-  const OptionSpec* spec = find_key(key);
+                 const std::string& path, S& settings) {
+  const OptionSpec<S>* spec = find_key<S>(key);
   if (source == YamlSource::model) {
     // Marian writes many keys; only those that change translations count here. Its
     // mini-batch / maxi-batch (1 in OPUS-MT releases, meant for servers) never do.
     if (spec == nullptr || !spec->from_model) return;
   } else if (spec == nullptr) {
-    throw ErrorType(path + ": unknown option '" + key + "' (see s2s translate --help)");
+    const bool translates = find_key<TranslateSettings>(key) != nullptr;
+    const bool scores = find_key<ScoreSettings>(key) != nullptr;
+    if (translates || scores)  // the other command's option, e.g. beam-size given to score
+      throw ErrorType(path + ": '" + key + "' is an option of s2s " +
+                      (translates ? "translate" : "score") + ", not of " + Table<S>::command);
+    throw ErrorType(path + ": unknown option '" + key + "' (see s2s " + Table<S>::command +
+                    " --help)");
   }
   set_value<ErrorType>(*spec, value, path + ": " + key, settings);
 }
 
-template <typename ErrorType>
-void read_yaml(const std::string& path, YamlSource source, TranslateSettings& settings) {
+template <typename ErrorType, typename S>
+void read_yaml(const std::string& path, YamlSource source, S& settings) {
   YAML::Node root;
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
@@ -224,7 +309,7 @@ void read_yaml(const std::string& path, YamlSource source, TranslateSettings& se
   if (!root.IsMap()) throw ErrorType(path + ": expected 'key: value' lines");
   for (const auto& entry : root) {
     const std::string key = entry.first.Scalar();
-    if (!entry.second.IsScalar() && (source == YamlSource::config || find_key(key)))
+    if (!entry.second.IsScalar() && (source == YamlSource::config || find_key<S>(key)))
       throw ErrorType(path + ": " + key + ": expected a single value");
     apply_entry<ErrorType>(key, entry.second.Scalar(), source, path, settings);
   }
@@ -233,7 +318,7 @@ void read_yaml(const std::string& path, YamlSource source, TranslateSettings& se
 }  // namespace
 
 bool applies_from_model(const std::string& key) {
-  const OptionSpec* spec = find_key(key);
+  const auto* spec = find_key<TranslateSettings>(key);
   return spec != nullptr && spec->from_model;
 }
 
@@ -245,33 +330,64 @@ ParallelOptions parallel_options(const TranslateSettings& settings) {
   return p;
 }
 
-std::size_t option_count() { return std::size(kOptions); }
+namespace {
 
-OptionRow option_row(std::size_t row) {
-  S2S_CHECK(row < std::size(kOptions), "option row ", row);
-  const OptionSpec& spec = kOptions[row];
-  TranslateSettings defaults;
+template <typename S>
+OptionRow row_of(std::size_t row) {
+  S2S_CHECK(row < std::size(Table<S>::rows), Table<S>::command, " option row ", row);
+  const OptionSpec<S>& spec = Table<S>::rows[row];
+  S defaults;
   OptionRow r{spec.key,  spec.short_flag, spec.marian_key, spec.bare_value, OptionKind::text,
               spec.help, show(spec, defaults)};
-  if (std::holds_alternative<IntField>(spec.field)) r.kind = OptionKind::whole_number;
-  if (std::holds_alternative<FloatField>(spec.field)) r.kind = OptionKind::number;
-  if (std::holds_alternative<BoolField>(spec.field)) r.kind = OptionKind::on_off;
-  if (std::holds_alternative<FormatField>(spec.field)) r.kind = OptionKind::format;
-  if (std::holds_alternative<LongLinesField>(spec.field)) r.kind = OptionKind::long_lines;
-  if (std::holds_alternative<PrecisionField>(spec.field)) r.kind = OptionKind::precision;
+  constexpr OptionKind kinds[] = {OptionKind::whole_number, OptionKind::number,
+                                  OptionKind::on_off,       OptionKind::format,
+                                  OptionKind::text,         OptionKind::long_lines,
+                                  OptionKind::precision};  // in Field's order
+  r.kind = kinds[spec.field.index()];
   return r;
+}
+
+template <typename S>
+void set_row(std::size_t row, const std::string& text, const std::string& where, S& settings) {
+  S2S_CHECK(row < std::size(Table<S>::rows), Table<S>::command, " option row ", row);
+  set_value<UsageError>(Table<S>::rows[row], text, where, settings);
+}
+
+template <typename S>
+void set_key(const std::string& key, const std::string& value, S& settings) {
+  const OptionSpec<S>* spec = find_key<S>(key);
+  if (spec == nullptr)
+    throw UsageError("unknown option '" + key + "' (see s2s " + Table<S>::command + " --help)");
+  set_value<UsageError>(*spec, value, key, settings);
+}
+
+}  // namespace
+
+std::size_t option_count(Command command) {
+  return command == Command::translate ? std::size(Table<TranslateSettings>::rows)
+                                       : std::size(Table<ScoreSettings>::rows);
+}
+
+OptionRow option_row(Command command, std::size_t row) {
+  return command == Command::translate ? row_of<TranslateSettings>(row) : row_of<ScoreSettings>(row);
 }
 
 void set_option(std::size_t row, const std::string& text, const std::string& where,
                 TranslateSettings& settings) {
-  S2S_CHECK(row < std::size(kOptions), "option row ", row);
-  set_value<UsageError>(kOptions[row], text, where, settings);
+  set_row(row, text, where, settings);
+}
+
+void set_option(std::size_t row, const std::string& text, const std::string& where,
+                ScoreSettings& settings) {
+  set_row(row, text, where, settings);
 }
 
 void set_option(const std::string& key, const std::string& value, TranslateSettings& settings) {
-  const OptionSpec* spec = find_key(key);
-  if (spec == nullptr) throw UsageError("unknown option '" + key + "' (see s2s translate --help)");
-  set_value<UsageError>(*spec, value, key, settings);
+  set_key(key, value, settings);
+}
+
+void set_option(const std::string& key, const std::string& value, ScoreSettings& settings) {
+  set_key(key, value, settings);
 }
 
 void apply_model_defaults(const ModelInfo& info, TranslateSettings& settings) {
@@ -284,6 +400,10 @@ void read_yaml_options(const std::string& path, YamlSource source, TranslateSett
     read_yaml<ModelError>(path, source, settings);
   else
     read_yaml<UsageError>(path, source, settings);
+}
+
+void read_yaml_options(const std::string& path, ScoreSettings& settings) {
+  read_yaml<UsageError>(path, YamlSource::config, settings);
 }
 
 }  // namespace s2s

@@ -1,10 +1,11 @@
-// The translate settings: one table of (key, help, target field) that feeds the CLI's flags
-// (app/options.h), --config YAML files, the model's own settings and the library's string options
-// (s2s.h), so that a config key cannot drift from its flag (STYLE.md §3.13).
+// The settings of `translate` and `score`: a table per command of (key, help, target field) that
+// feeds the CLI's flags (app/options.h), --config YAML files, the model's own settings and the
+// library's string options (s2s.h), so that a config key cannot drift from its flag (STYLE.md
+// §3.13).
 //
 // Precedence, lowest first: the defaults of the structs below (SearchOptions holds
-// marian-decoder's), the model's decoder.yml (only keys that change translations), a --config
-// file, then options given one by one (flags).
+// marian-decoder's), for translate the model's decoder.yml (only keys that change translations;
+// marian-scorer reads none), a --config file, then options given one by one (flags).
 #pragma once
 
 #include <cstddef>
@@ -14,6 +15,7 @@
 #include "s2s/ops/precision.h"
 #include "s2s/pipeline/output.h"
 #include "s2s/pipeline/parallel_translate.h"
+#include "s2s/pipeline/scorer.h"
 #include "s2s/pipeline/translator.h"
 
 namespace s2s {
@@ -32,6 +34,25 @@ struct TranslateSettings {
   std::string target_spm;
 };
 
+// Everything `s2s score` can be told through its table.
+struct ScoreSettings {
+  ScoreOptions score;          // normalize and batch sizes, for the Scorer
+  dim_t max_length = 1000;     // most tokens of a side (marian-scorer's default)
+  LongLines long_lines = LongLines::split;  // split and truncate both truncate a side
+  dim_t threads = 0;
+  ops::Precision precision = ops::Precision::f32;
+  OutputFormat format = OutputFormat::text;  // text or jsonl
+  bool word_scores = false;
+  bool skip_bad = false;      // a line that cannot be read gets an empty record, not an error
+  bool quiet = false;
+  std::string summary;        // a corpus figure instead of per-pair scores, or ""
+  std::string n_best_feature = "Fscore";  // marian-scorer's default feature name
+  std::string source_spm;
+  std::string target_spm;
+};
+
+enum class Command { translate, score };
+
 // What a row's value is, for a CLI's type names and choices.
 enum class OptionKind { whole_number, number, on_off, format, text, long_lines, precision };
 
@@ -49,14 +70,17 @@ struct OptionRow {
 // (OMP_NUM_THREADS when set) among the workers.
 ParallelOptions parallel_options(const TranslateSettings& settings);
 
-std::size_t option_count();
-OptionRow option_row(std::size_t row);
+std::size_t option_count(Command command);
+OptionRow option_row(Command command, std::size_t row);
 
 // Sets row `row` from text; UsageError "<where>: '<text>' <why>" when the value is bad.
 void set_option(std::size_t row, const std::string& text, const std::string& where,
                 TranslateSettings& settings);
+void set_option(std::size_t row, const std::string& text, const std::string& where,
+                ScoreSettings& settings);
 // The same by key (s2s's name or Marian's); UsageError for an unknown key.
 void set_option(const std::string& key, const std::string& value, TranslateSettings& settings);
+void set_option(const std::string& key, const std::string& value, ScoreSettings& settings);
 
 enum class YamlSource {
   model,   // the model's own settings (ModelInfo::search_defaults, e.g. its decoder.yml): only
@@ -74,5 +98,7 @@ void apply_model_defaults(const ModelInfo& info, TranslateSettings& settings);
 
 // Reads the table's keys from a YAML mapping file into `settings`.
 void read_yaml_options(const std::string& path, YamlSource source, TranslateSettings& settings);
+// A --config file for score: every key must be one of score's (errors are UsageErrors).
+void read_yaml_options(const std::string& path, ScoreSettings& settings);
 
 }  // namespace s2s

@@ -1,0 +1,72 @@
+// PairReader: the (source, target) pairs of `s2s score`, in windows, from one of three inputs
+// (marian-scorer's, plus tab-separated lines):
+//   tab_separated  "source<TAB>target" lines (a file or standard input);
+//   parallel       a source file and a target file, line by line (the same line counts);
+//   nbest          a Marian/Moses n-best list "k ||| target ||| features ||| score" whose
+//                  sentence k is line k (0-based) of a sources file.
+// Lines are read by LineReader (so an interactive writer gets its scores per window) and cleaned
+// as translate cleans them (input_text.h): invalid UTF-8 becomes U+FFFD with a warning naming the
+// line, control characters become spaces, a byte order mark starting the input is dropped.
+// A line that cannot be read (no tab, a third field, not an n-best line) is an InputError naming
+// the file and line, or with skip_bad a warning and an entry marked skipped.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "s2s/pipeline/line_reader.h"
+
+namespace s2s {
+
+// One input line: the pair to score, or a line that could not be read (skip_bad).
+struct PairEntry {
+  std::size_t line = 0;  // 1-based input line number
+  std::string source, target;
+  std::string nbest_line;  // nbest input: the (cleaned) line, written back with a feature
+  bool skipped = false;
+};
+
+class PairReader {
+ public:
+  // `name` is what messages call the input ("standard input" or the file). Descriptors are
+  // borrowed. `stop`, when true, ends the input as LineReader's does.
+  static PairReader tab_separated(int fd, std::string name, bool skip_bad,
+                                  const std::atomic<bool>* stop = nullptr);
+  // InputError when the two files have different line counts (checked before any is scored).
+  static PairReader parallel(const std::string& source_path, const std::string& target_path,
+                             const std::atomic<bool>* stop = nullptr);
+  static PairReader nbest(int fd, std::string name, const std::string& sources_path,
+                          bool skip_bad, const std::atomic<bool>* stop = nullptr);
+
+  PairReader(PairReader&&) noexcept;
+  ~PairReader();
+
+  // Replaces `entries` with the next 1..window lines; false (and none) at the end of input.
+  bool next(std::vector<PairEntry>& entries, std::size_t window);
+
+ private:
+  enum class Kind { tab_separated, parallel, nbest };
+  PairReader(Kind kind, std::string name, bool skip_bad);
+
+  void read_tab_separated(const std::string& line, PairEntry& e) const;
+  void read_nbest(const std::string& line, PairEntry& e) const;
+  std::string clean(std::string line, std::size_t line_number) const;
+  void skip_or_throw(PairEntry& e, const std::string& problem) const;
+  std::string where() const;  // "FILE: line N"
+
+  Kind kind_;
+  std::string name_;
+  bool skip_bad_;
+  struct Files;  // the descriptors this reader opened, closed with it
+  std::unique_ptr<Files> files_;
+  std::unique_ptr<LineReader> first_, second_;
+  std::vector<std::string> sources_;  // nbest: the sentences the list's ids point to
+  std::string sources_name_;
+  std::size_t line_ = 0;
+  std::vector<std::string> lines_, target_lines_;  // scratch for one window
+};
+
+}  // namespace s2s
