@@ -16,7 +16,7 @@
 #include "s2s/core/log.h"
 #include "s2s/core/threads.h"
 #include "s2s/formats/detect.h"
-#include "s2s/pipeline/input_text.h"
+#include "s2s/pipeline/long_lines.h"
 #include "s2s/pipeline/pair_reader.h"
 #include "s2s/pipeline/score_output.h"
 #include "s2s/pipeline/settings.h"

@@ -25,7 +25,8 @@
 #include "s2s/core/log.h"
 #include "s2s/core/threads.h"
 #include "s2s/formats/detect.h"
-#include "s2s/pipeline/input_text.h"
+#include "s2s/pipeline/long_lines.h"
+#include "s2s/text/clean.h"
 #include "s2s/pipeline/line_reader.h"
 #include "s2s/pipeline/parallel_translate.h"
 #include "s2s/pipeline/output.h"
@@ -90,7 +91,7 @@ std::vector<std::string> input_warnings(std::size_t line_number, const InputNote
                                         const TokenLimit& limit, LabelWarnings& labels) {
   std::vector<std::string> warnings;
   labels.add(line_number, notes, warnings);
-  if (notes.invalid_utf8 > 0) warnings.push_back(invalid_utf8_message(line_number, notes.invalid_utf8));
+  if (notes.invalid_utf8 > 0) warnings.push_back(text::invalid_utf8_message(line_number, notes.invalid_utf8));
   if (notes.long_line != InputNotes::LongLine::no)
     warnings.push_back(long_line_message(line_number, notes, limit));
   return warnings;
@@ -123,7 +124,7 @@ class InOrderWriter {
       ++written_;
     }
     if (out.empty() || closed_) return !closed_;
-    repair_utf8(out);  // whatever the model and SentencePiece produce, the output is UTF-8
+    text::repair_utf8(out);  // whatever the model and SentencePiece produce, the output is UTF-8
     closed_ = !write_all(fd_, out);
     progress_.update(written_, false);
     return !closed_;
@@ -222,7 +223,7 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   std::size_t window =
       static_cast<std::size_t>(std::min(settings.translate.batch_size, settings.maxi_batch));
   while (reader.next_window(lines, window)) {
-    if (window_start == 0) strip_bom(lines.front());  // a byte order mark starts the input, not a line
+    if (window_start == 0) text::strip_bom(lines.front());  // a byte order mark starts the input, not a line
     writer.start_window(lines.size());
     translate_in_parallel(
         translator, lines, parallel,

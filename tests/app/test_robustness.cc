@@ -10,7 +10,7 @@
 
 #include "cli_runner.h"
 #include "s2s/formats/detect.h"
-#include "s2s/pipeline/input_text.h"
+#include "s2s/pipeline/long_lines.h"
 #include "test_utils.h"
 
 namespace s2s {

@@ -1,4 +1,5 @@
-// Input text cleaning and long-line splitting (pipeline/input_text.h), and the Translator's use
+// Input text cleaning (text/clean.h) and long-line splitting (pipeline/long_lines.h), and the
+// Translator's use
 // of them: bytes repaired as the Unicode standard recommends, control characters made spaces,
 // sentences found, pieces within the token limit, split lines joined back into one result.
 #include <algorithm>
@@ -7,11 +8,19 @@
 #include <vector>
 
 #include "s2s/formats/detect.h"
-#include "s2s/pipeline/input_text.h"
+#include "s2s/pipeline/long_lines.h"
 #include "s2s/pipeline/translator.h"
+#include "s2s/text/clean.h"
 #include "test_utils.h"
 
 namespace s2s {
+using text::clean_text;
+using text::invalid_utf8_message;
+using text::CleanReport;
+using text::is_valid_utf8;
+using text::repair_utf8;
+using text::strip_bom;
+
 namespace {
 
 const std::string kFFFD = "\xEF\xBF\xBD";

@@ -9,7 +9,7 @@
 
 #include "s2s/core/error.h"
 #include "s2s/core/log.h"
-#include "s2s/pipeline/input_text.h"
+#include "s2s/text/clean.h"
 
 namespace s2s {
 namespace {
@@ -107,9 +107,9 @@ PairReader PairReader::nbest(int fd, std::string name, const std::string& source
   std::vector<std::string> window;
   while (sources.next_window(window, 4096))
     for (std::string& line : window) {
-      if (reader.sources_.empty()) strip_bom(line);
+      if (reader.sources_.empty()) text::strip_bom(line);
       std::string cleaned;
-      clean_text(line, cleaned);
+      text::clean_text(line, cleaned);
       reader.sources_.push_back(std::move(cleaned));
     }
   reader.first_ = std::make_unique<LineReader>(fd, stop);
@@ -131,13 +131,13 @@ bool PairReader::next(std::vector<PairEntry>& entries, std::size_t window) {
   for (std::size_t i = 0; i < lines_.size(); ++i) {
     PairEntry e;
     e.line = ++line_;
-    if (line_ == 1) strip_bom(lines_[i]);
+    if (line_ == 1) text::strip_bom(lines_[i]);
     const std::string line = clean(std::move(lines_[i]), line_);
     switch (kind_) {
       case Kind::tab_separated: read_tab_separated(line, e); break;
       case Kind::nbest: read_nbest(line, e); break;
       case Kind::parallel:
-        if (line_ == 1) strip_bom(target_lines_[i]);
+        if (line_ == 1) text::strip_bom(target_lines_[i]);
         e.source = line;
         e.target = clean(std::move(target_lines_[i]), line_);
         break;
@@ -176,8 +176,8 @@ void PairReader::read_nbest(const std::string& line, PairEntry& e) const {
 
 std::string PairReader::clean(std::string line, std::size_t line_number) const {
   std::string out;
-  const CleanReport report = clean_text(line, out);
-  if (report.invalid_utf8 > 0) log::warning(invalid_utf8_message(line_number, report.invalid_utf8));
+  const text::CleanReport report = text::clean_text(line, out);
+  if (report.invalid_utf8 > 0) log::warning(text::invalid_utf8_message(line_number, report.invalid_utf8));
   return out;
 }
 

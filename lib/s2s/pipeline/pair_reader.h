@@ -5,7 +5,7 @@
 //   nbest          a Marian/Moses n-best list "k ||| target ||| features ||| score" whose
 //                  sentence k is line k (0-based) of a sources file.
 // Lines are read by LineReader (so an interactive writer gets its scores per window) and cleaned
-// as translate cleans them (input_text.h): invalid UTF-8 becomes U+FFFD with a warning naming the
+// as translate cleans them (text/clean.h): invalid UTF-8 becomes U+FFFD with a warning naming the
 // line, control characters become spaces, a byte order mark starting the input is dropped.
 // A line that cannot be read (no tab, a third field, not an n-best line) is an InputError naming
 // the file and line, or with skip_bad a warning and an entry marked skipped.

@@ -6,6 +6,7 @@
 #include "s2s/batch/batcher.h"
 #include "s2s/search/beam.h"
 #include "s2s/search/scoring_rules.h"
+#include "s2s/text/clean.h"
 
 namespace s2s {
 namespace {
@@ -95,6 +96,59 @@ struct Units {
   std::vector<std::size_t> line;  // the input line of each unit
 };
 
+// The label notes of one cleaned line: a >>xxx<< label the model does not know, or no label
+// on a multilingual model (a given --target-lang label makes both moot).
+void note_labels(const std::string& cleaned, const text::TextCodec& codec,
+                 const TranslateOptions& options, bool multilingual, InputNotes& note) {
+  if (!options.target_label.empty()) return;
+  const std::string word = label_word(cleaned);
+  if (!word.empty() && !codec.source_vocab().contains(word)) note.unknown_label = word;
+  else if (multilingual && word.empty()) note.no_label = true;
+}
+
+// `full` (the line with its label) as ids when it fits the limit, else only its token count.
+// A huge line is counted in parts (long_lines.h count_in_chunks): SentencePiece would need
+// hundreds of megabytes to encode a megabyte at once.
+ChunkedCount encode_if_fits(const std::string& full, const text::TextCodec& codec,
+                            std::size_t limit, std::vector<std::int32_t>& ids) {
+  ChunkedCount chunked;
+  if (full.size() <= kCountBytes) {
+    ids = codec.encode_source(full);
+    chunked.tokens = ids.size();
+    return chunked;
+  }
+  chunked = count_in_chunks(full, limit, [&](const std::string& s) {
+    return codec.encode_source(s).size();
+  });
+  if (chunked.tokens <= limit) ids = codec.encode_source(full);
+  return chunked;
+}
+
+// The pieces of a line over the limit (split_to_limit), each with the label the line had,
+// given or its own, as units of line `line`; returns how many.
+std::size_t add_pieces(const std::string& cleaned, std::size_t line, const text::TextCodec& codec,
+                       const TranslateOptions& options, std::size_t limit,
+                       std::int32_t source_eos, Units& units) {
+  std::string prefix = options.target_label;
+  std::string_view body = cleaned;
+  if (prefix.empty()) {
+    prefix = leading_label(cleaned, codec.source_vocab());
+    if (!prefix.empty()) body.remove_prefix(prefix.size());
+  }
+  if (!prefix.empty()) prefix += ' ';
+  const TokenCounter count = [&](const std::string& s) {
+    return codec.encode_source(prefix + s).size();
+  };
+  const std::vector<std::string> pieces = split_to_limit(body, limit, count);
+  for (const std::string& piece : pieces) {
+    std::vector<std::int32_t> piece_ids = codec.encode_source(prefix + piece);
+    crop(piece_ids, limit, source_eos);  // only when one character alone is over the limit
+    units.ids.push_back(std::move(piece_ids));
+    units.line.push_back(line);
+  }
+  return pieces.size();
+}
+
 // Cleans and encodes every line, splitting or truncating those over the limit as
 // options.long_lines says, and fills `notes` (one per line).
 Units make_units(const std::vector<std::string>& lines, std::size_t first_line_number,
@@ -104,31 +158,16 @@ Units make_units(const std::vector<std::string>& lines, std::size_t first_line_n
   const std::size_t limit = token_limit.tokens;
   notes.assign(lines.size(), InputNotes{});
   Units units;
-  std::string text;
+  std::string cleaned;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     InputNotes& note = notes[i];
-    note.invalid_utf8 = clean_text(lines[i], text).invalid_utf8;
-    if (is_blank(text)) continue;
+    note.invalid_utf8 = text::clean_text(lines[i], cleaned).invalid_utf8;
+    if (is_blank(cleaned)) continue;
+    note_labels(cleaned, codec, options, multilingual, note);
     const std::string& label = options.target_label;
-    if (label.empty()) {
-      const std::string word = label_word(text);
-      if (!word.empty() && !codec.source_vocab().contains(word)) note.unknown_label = word;
-      else if (multilingual && word.empty()) note.no_label = true;
-    }
-    const std::string full = label.empty() ? text : label + " " + text;
-    // A huge line is counted in parts (input_text.h count_in_chunks): SentencePiece would need
-    // hundreds of megabytes to encode a megabyte at once.
+    const std::string full = label.empty() ? cleaned : label + " " + cleaned;
     std::vector<std::int32_t> line_ids;
-    ChunkedCount chunked;
-    if (full.size() <= kCountBytes) {
-      line_ids = codec.encode_source(full);
-      chunked.tokens = line_ids.size();
-    } else {
-      chunked = count_in_chunks(full, limit, [&](const std::string& s) {
-        return codec.encode_source(s).size();
-      });
-      if (chunked.tokens <= limit) line_ids = codec.encode_source(full);
-    }
+    const ChunkedCount chunked = encode_if_fits(full, codec, limit, line_ids);
     if (chunked.tokens <= limit) {
       units.ids.push_back(std::move(line_ids));
       units.line.push_back(i);
@@ -147,28 +186,10 @@ Units make_units(const std::vector<std::string>& lines, std::size_t first_line_n
         note.long_line = InputNotes::LongLine::truncated;
         continue;
       case LongLines::split:
-        break;
+        note.long_line = InputNotes::LongLine::split;
+        note.pieces = add_pieces(cleaned, i, codec, options, limit, source_eos, units);
+        continue;
     }
-    // Every piece gets the label the line had, given or its own.
-    std::string prefix = label;
-    std::string_view body = text;
-    if (prefix.empty()) {
-      prefix = leading_label(text, codec.source_vocab());
-      if (!prefix.empty()) body.remove_prefix(prefix.size());
-    }
-    if (!prefix.empty()) prefix += ' ';
-    const TokenCounter count = [&](const std::string& s) {
-      return codec.encode_source(prefix + s).size();
-    };
-    const std::vector<std::string> pieces = split_to_limit(body, limit, count);
-    for (const std::string& piece : pieces) {
-      std::vector<std::int32_t> piece_ids = codec.encode_source(prefix + piece);
-      crop(piece_ids, limit, source_eos);  // only when one character alone is over the limit
-      units.ids.push_back(std::move(piece_ids));
-      units.line.push_back(i);
-    }
-    note.long_line = InputNotes::LongLine::split;
-    note.pieces = pieces.size();
   }
   return units;
 }

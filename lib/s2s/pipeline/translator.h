@@ -1,12 +1,12 @@
 // Translator: lines in, translations out, in input order. Each line is cleaned first
-// (pipeline/input_text.h: invalid UTF-8 -> U+FFFD, control characters -> space); blank lines give
+// (text/clean.h: invalid UTF-8 -> U+FFFD, control characters -> space); blank lines give
 // empty results without running the model; the rest are encoded, sorted by length into batches
 // (batch/batcher.h), encoded once per batch, searched, and put back into their input slots.
 //
 // A line longer than the token limit (TranslateOptions::max_length, never more than a learned
 // position table) is split, truncated or refused as options.long_lines says; no translation is
 // longer than that limit either. Split: its pieces
-// (input_text.h split_to_limit) are translated as separate sentences, batched with every other
+// (long_lines.h split_to_limit) are translated as separate sentences, batched with every other
 // line, and their best hypotheses joined into the line's one result: target ids concatenated
 // (the pieces' </s> dropped but the last one's; a '▁' token put between two pieces when the next
 // does not start a word, so the text is joined with one space), token scores likewise, score
@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "s2s/model/model.h"
-#include "s2s/pipeline/input_text.h"
+#include "s2s/pipeline/long_lines.h"
 #include "s2s/search/hypothesis.h"
 #include "s2s/search/options.h"
 

@@ -1,21 +1,13 @@
-// Input text before the model sees it (DESIGN.md §1, the I/O contract): bytes made safe, and lines
-// longer than the model may take cut into pieces that fit.
+// Lines longer than the model may take (DESIGN.md §1): the token limit and where it comes from,
+// counting tokens of huge texts, and cutting a line into pieces that fit.
 //
-// Bytes (clean_text): every maximal invalid UTF-8 subsequence becomes one U+FFFD (the Unicode
-// standard's recommended practice, §3.9 "U+FFFD Substitution of Maximal Subparts"; encoded
-// surrogates ED A0..BF xx are invalid); C0 controls except tab, DEL and C1 controls (NUL, a lone
-// CR, ESC, ...) become a space, as OPUS-MT's preprocessing does with \p{C} before SentencePiece.
-// Everything else, format characters such as U+200F RIGHT-TO-LEFT MARK included, is kept.
-//
-// Long lines (split_to_limit): a line is cut at sentence ends ('.', '!', '?', '…' followed by
-// whitespace, possibly after closing quotes or brackets; '。', '！', '？', '．', '｡' anywhere), then
-// a sentence still too long at whitespace (as many whole words per piece as fit), then a word
-// still too long between characters. Each piece's token count, as `count` gives it, is within
-// the limit. truncate_to_limit keeps the longest such beginning instead.
+// split_to_limit: a line is cut at sentence ends ('.', '!', '?', '…' followed by whitespace,
+// possibly after closing quotes or brackets; '。', '！', '？', '．', '｡' anywhere), then a sentence
+// still too long at whitespace (as many whole words per piece as fit), then a word still too
+// long between characters. Each piece's token count, as `count` gives it, is within the limit.
+// truncate_to_limit keeps the longest such beginning instead.
 //
 // Usage:
-//   std::string text;
-//   const CleanReport report = clean_text(line, text);   // report.invalid_utf8: U+FFFD put in
 //   TokenCounter count = [&](const std::string& s) { return codec.encode_source(s).size(); };
 //   if (count(text) > 1000) pieces = split_to_limit(text, 1000, count);
 #pragma once
@@ -29,22 +21,6 @@
 #include <vector>
 
 namespace s2s {
-
-struct CleanReport {
-  std::size_t invalid_utf8 = 0;  // invalid sequences, each replaced with one U+FFFD
-  std::size_t controls = 0;      // control characters replaced with a space
-};
-
-// Writes the cleaned `in` to `out` (replacing what `out` held).
-CleanReport clean_text(std::string_view in, std::string& out);
-
-// Only the UTF-8 repair of clean_text, in place (controls kept); returns the U+FFFD put in.
-std::size_t repair_utf8(std::string& text);
-
-bool is_valid_utf8(std::string_view text);
-
-// Drops a UTF-8 byte order mark (EF BB BF) at the start of `line`; true if there was one.
-bool strip_bom(std::string& line);
 
 // The sentences of `line`, trimmed of surrounding whitespace, blank ones left out.
 std::vector<std::string_view> split_sentences(std::string_view line);
@@ -102,8 +78,5 @@ struct TokenLimit {
 // e.g. "source " gives "line 7: source 1523 tokens, ...".
 std::string too_long_message(std::size_t line_number, std::size_t tokens, const TokenLimit& limit,
                              const std::string& what = "");
-
-// "line 5: invalid UTF-8 replaced with U+FFFD (2 sequences)"
-std::string invalid_utf8_message(std::size_t line_number, std::size_t sequences);
 
 }  // namespace s2s
