@@ -170,7 +170,7 @@ TEST_CASE("translate: a 1 MB line without a final newline, split or truncated", 
   }
 }
 
-TEST_CASE("translate: --long-lines split, truncate and fail; --max-length", "[cli]") {
+TEST_CASE("translate: --long-lines split, truncate and fail, and --max-length", "[cli]") {
   const std::vector<std::string> sentences = {"The license is free.", "You may copy the program!",
                                               "Is this the world?", "Hello world."};
   std::string line, separate;

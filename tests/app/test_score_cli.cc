@@ -38,7 +38,7 @@ std::string write_temp(const std::string& name, const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("score: files, TSV and the library agree; formats and summaries", "[cli]") {
+TEST_CASE("score: files, TSV and the library agree, and formats and summaries", "[cli]") {
   const std::string src = golden(kModel, ".sources.txt"), tgt = golden(kModel, ".targets.txt");
   const auto files = test::run_s2s("score " + model_arg(kModel) + " --source '" + src +
                                    "' --target '" + tgt + "'");

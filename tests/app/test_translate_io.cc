@@ -95,7 +95,7 @@ TEST_CASE("translate: CRLF input and a last line without a newline", "[cli]") {
   CHECK(empty.out.empty());
 }
 
-TEST_CASE("translate: -i and -o name files; '-' is stdin / stdout", "[cli]") {
+TEST_CASE("translate: -i and -o name files, and '-' is stdin / stdout", "[cli]") {
   const std::string input = "the license is free\n\ncopy this\n";
   const auto expected = test::run_s2s("translate -b 1 " + model_arg(), input);
   REQUIRE(expected.exit_code == 0);

@@ -37,7 +37,7 @@ TEST_CASE("slices are strided views and copy_from handles them", "[core]") {
   CHECK(t.data<float>()[0] != 0.0f);
 }
 
-TEST_CASE("reshape keeps data; bad reshapes and accesses throw", "[core]") {
+TEST_CASE("reshape keeps data, and bad reshapes and accesses throw", "[core]") {
   Tensor t = test::random_tensor({6, 4}, 3);
   const float first = t.data<float>()[5];
   t.reshape({2, 3, 4});

@@ -12,6 +12,8 @@ format.  Run with Debian's /usr/bin/python3 (python3-numpy).
     best  = hyps[0]            # {"ids", "token_logprobs", "score", "normalized"}
     s     = ms.score_pairs(model, src_ids, tgt_ids)   # {"score", "token_logprobs"}
     ms.search_rules(model)     # {"allow_unk", "min_length", "banned_ids"}: the model's defaults
+    ms.beam_search(model, src_ids, 4, scorer=ms.RepetitionScorer(ms.ModelScorer(model, src_ids),
+                   repetition_penalty=1.2, no_repeat_ngram=3))   # CTranslate2's repetition rules
 
 Model families (family_of(model) picks one by the model's class; each supplies the forward pass --
 encoder, decoder_init, decoder_step, decoder_forward_all, log_softmax of its reference module --
@@ -218,15 +220,62 @@ class ModelScorer:
             st = R.decoder_init(self.model, self.enc, self.src_len)
             logits, st = R.decoder_step(self.model, st, np.array([-1]))
         else:
-            parent, _ = self._state(prefix[:-1])
+            parent = self._state(prefix[:-1])[0]
             st = self.family.copy_state(parent)           # arrays are never modified in place
             logits, st = R.decoder_step(self.model, st, np.array([prefix[-1]]))
         lp = R.log_softmax(logits[0]).astype(F32)
-        self.states[prefix] = (st, lp)
+        self.states[prefix] = (st, lp, logits[0].astype(F32))
         return self.states[prefix]
 
     def __call__(self, prefix):
         return self._state(tuple(prefix))[1]
+
+    def logits(self, prefix):
+        """float32 [V]: the raw scores of the next token (before log-softmax)."""
+        return self._state(tuple(prefix))[2]
+
+
+def repetition_rules(logits, ids, repetition_penalty=1.0, no_repeat_ngram=0):
+    """CTranslate2's repetition_penalty and no_repeat_ngram_size (decoding_utils.cc
+    RepetitionPenalty, NoRepeatNgram), on the float32 logits of the next token given the tokens
+    generated so far (`ids`, without the start state):
+      * every distinct id already generated: logit * penalty if the logit is < 0, else
+        logit / penalty (the CTRL paper's rule; penalty 1 changes nothing);
+      * no_repeat_ngram N > 0 and at least N tokens generated: every token that would complete an
+        N-gram already present (the last N-1 tokens followed by it earlier) is disabled: its logit
+        becomes float32 lowest.
+    Then the caller takes the log-softmax, as CTranslate2 does."""
+    out = np.array(logits, dtype=F32, copy=True)
+    if repetition_penalty != 1.0:
+        p = F32(repetition_penalty)
+        for t in sorted(set(int(i) for i in ids)):
+            x = F32(logits[t])
+            out[t] = F32(x * p) if x < 0 else F32(x / p)
+    n = int(no_repeat_ngram)
+    if n > 0 and len(ids) >= n:
+        tail = list(ids[len(ids) - n + 1:])
+        for start in range(len(ids) - n + 1):
+            if list(ids[start:start + n - 1]) == tail:
+                out[int(ids[start + n - 1])] = LOWEST
+    return out
+
+
+class RepetitionScorer:
+    """A ModelScorer with repetition_rules applied before the log-softmax: next_logprobs(prefix)
+    for beam_search(..., scorer=RepetitionScorer(...))."""
+
+    def __init__(self, scorer, repetition_penalty=1.0, no_repeat_ngram=0):
+        self.scorer, self.family = scorer, scorer.family
+        self.repetition_penalty, self.no_repeat_ngram = repetition_penalty, no_repeat_ngram
+        self.memo = {}
+
+    def __call__(self, prefix):
+        prefix = tuple(prefix)
+        if prefix not in self.memo:
+            logits = repetition_rules(self.scorer.logits(prefix), prefix,
+                                      self.repetition_penalty, self.no_repeat_ngram)
+            self.memo[prefix] = self.scorer.ref.log_softmax(logits).astype(F32)
+        return self.memo[prefix]
 
 
 def beam_search_core(next_logprobs, src_len, vocab_size, eos_id, unk_id, beam_size,

@@ -91,6 +91,14 @@ const OptionSpec<Settings> kRows[] = {
      "Allow <unk> in translations"},
     {"min-length", "", nullptr, true, Bound::non_negative, nullptr,
      S2S_FIELD(translate.search.min_length), "No </s> before this many target tokens"},
+    {"repetition-penalty", "", nullptr, false, Bound::positive, nullptr,
+     S2S_FIELD(translate.search.repetition_penalty),
+     "CTranslate2's repetition penalty: the logits of tokens already in a hypothesis are "
+     "multiplied by it when negative, divided by it otherwise (> 1 discourages repeats; 1 is off)"},
+    {"no-repeat-ngram", "", nullptr, false, Bound::non_negative, nullptr,
+     S2S_FIELD(translate.search.no_repeat_ngram),
+     "No n-gram of this many tokens appears twice in a translation (CTranslate2's "
+     "no_repeat_ngram_size); 0 is off"},
     {"target-lang", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(target_lang),
      "Multilingual models: target language code (e.g. deu), put before every line as >>deu<<"},
     S2S_SPM_ROWS,

@@ -6,6 +6,7 @@
 #include "s2s/core/threads.h"
 #include "s2s/ops/softmax.h"
 #include "s2s/ops/topk.h"
+#include "s2s/search/repetition.h"
 #include "s2s/search/scoring_rules.h"
 
 namespace s2s {
@@ -158,6 +159,10 @@ std::vector<std::vector<Hypothesis>> beam_search(const Model& model, const Encod
     if (stop != nullptr && stop->load(std::memory_order_relaxed)) return {};
     share_cores();  // fewer threads while other processes take cores (core/threads.h)
     model.decoder().step(state, previous, log_probs);  // logits, then
+    if (uses_repetition_rules(options))
+      for (std::size_t r = 0; r < live.size(); ++r)
+        apply_repetition_rules(live[r].hypothesis.ids, options,
+                               log_probs.data<float>() + r * log_probs.dim(1), log_probs.dim(1));
     ops::log_softmax(log_probs, log_probs);
     dim_t k = 1;
     for (const SentenceBeam& beam : beams) k = std::max(k, beam.width);

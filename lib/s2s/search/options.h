@@ -18,6 +18,9 @@ struct SearchOptions {
   dim_t max_length = 0;
   dim_t min_length = 0;            // </s> is not allowed before this many tokens (CTranslate2: 1)
   bool allow_unk = false;          // marian-decoder suppresses <unk> unless --allow-unk
+  // CTranslate2's repetition rules (search/repetition.h), off by default (Marian has neither).
+  float repetition_penalty = 1.0f;  // logits of tokens already generated: × it if < 0, ÷ it if not
+  dim_t no_repeat_ngram = 0;        // if > 0: no n-gram of this size is generated twice
 };
 
 }  // namespace s2s
