@@ -37,10 +37,14 @@ void add_option_flags(CLI::App& cmd, Command command, OptionFlags& flags) {
               ->type_name("MODE");
           break;
         case OptionKind::precision: option->type_name("PRECISION"); break;
+        case OptionKind::sampling:  // "topk 10": two words on the command line, one in YAML
+          option->type_name("MODE [N]")->expected(0, 2);
+          option->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+          break;
         case OptionKind::text: option->type_name("TEXT"); break;
         case OptionKind::on_off: break;
       }
-      if (row.bare_value != nullptr) option->expected(0, 1);
+      if (row.bare_value != nullptr && row.kind != OptionKind::sampling) option->expected(0, 1);
     }
     flags.options.push_back(option);
   }
@@ -56,6 +60,10 @@ void apply_rows(const OptionFlags& flags, Settings& settings) {
     if (option->count() == 0) continue;
     const OptionRow row = option_row(flags.command, i);
     std::string text = option->results().back();
+    if (row.kind == OptionKind::sampling) {  // its words, joined as YAML writes them
+      text.clear();
+      for (const std::string& word : option->results()) text += (text.empty() ? "" : " ") + word;
+    }
     if (text.empty() && row.bare_value != nullptr) text = row.bare_value;
     set_option(i, text, std::string("--") + row.key, settings);
   }

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <variant>
 
 #include "s2s/core/error.h"
@@ -30,12 +31,13 @@ struct Fields {
   using String = std::string& (*)(S&);
   using Lines = LongLines& (*)(S&);
   using Precision = ops::Precision& (*)(S&);
+  using Sampling = s2s::Sampling& (*)(S&);
 };
 template <typename S>
 using Field = std::variant<typename Fields<S>::Int, typename Fields<S>::Float,
                            typename Fields<S>::Bool, typename Fields<S>::Format,
                            typename Fields<S>::String, typename Fields<S>::Lines,
-                           typename Fields<S>::Precision>;
+                           typename Fields<S>::Precision, typename Fields<S>::Sampling>;
 
 // clang-format off
 #define S2S_FIELD(member) +[](Settings& s) -> auto& { return s.member; }
@@ -99,6 +101,17 @@ const OptionSpec<Settings> kRows[] = {
      S2S_FIELD(translate.search.no_repeat_ngram),
      "No n-gram of this many tokens appears twice in a translation (CTranslate2's "
      "no_repeat_ngram_size); 0 is off"},
+    {"sampling", "", "output-sampling", false, Bound::any, "full",
+     S2S_FIELD(translate.search.sampling),
+     "Random samples instead of beam search (back-translation): full, topk K (from the K most "
+     "likely tokens) or topp P (from the most likely tokens holding probability P); one per "
+     "line, or --beam-size of them with --n-best; a bare --sampling means full"},
+    {"temperature", "", nullptr, false, Bound::positive, nullptr,
+     S2S_FIELD(translate.search.temperature),
+     "Sampling: log-probabilities are divided by it first (< 1 sharper, > 1 flatter)"},
+    {"seed", "", nullptr, false, Bound::non_negative, nullptr, S2S_FIELD(translate.search.seed),
+     "Sampling: with each line's own text, decides its samples (the same seed and line give the "
+     "same samples, whatever the batch, threads or workers)"},
     {"target-lang", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(target_lang),
      "Multilingual models: target language code (e.g. deu), put before every line as >>deu<<"},
     S2S_SPM_ROWS,
@@ -205,6 +218,37 @@ bool parse_bool(std::string text, bool& value) {
   return is_true || is_false;
 }
 
+// "off", "full", "topk K" or "topp P" (Marian's --output-sampling spells the first two so).
+std::optional<Sampling> parse_sampling(const std::string& text) {
+  Sampling sampling;
+  const std::size_t space = text.find(' ');
+  const std::string mode = text.substr(0, space);
+  const std::string value = space == std::string::npos ? "" : text.substr(space + 1);
+  if ((mode == "off" || mode == "full") && value.empty()) {
+    sampling.kind = mode == "off" ? Sampling::Kind::off : Sampling::Kind::full;
+    return sampling;
+  }
+  if (mode == "topk" && parse_number(value, sampling.k) && sampling.k >= 1) {
+    sampling.kind = Sampling::Kind::topk;
+    return sampling;
+  }
+  if (mode == "topp" && parse_number(value, sampling.p) && sampling.p > 0.0f && sampling.p <= 1.0f) {
+    sampling.kind = Sampling::Kind::topp;
+    return sampling;
+  }
+  return std::nullopt;
+}
+
+std::string sampling_name(const Sampling& s) {
+  switch (s.kind) {
+    case Sampling::Kind::off: return "off";
+    case Sampling::Kind::full: return "full";
+    case Sampling::Kind::topk: return "topk " + std::to_string(s.k);
+    case Sampling::Kind::topp: return "topp " + marian_float(s.p);
+  }
+  return "off";
+}
+
 template <std::size_t N>
 std::string choices(const char* const (&names)[N]) {
   std::string s;
@@ -243,6 +287,10 @@ void set_value(const OptionSpec<S>& spec, const std::string& text, const std::st
     const auto mode = parse_long_lines(text);
     if (!mode) fail("is not a way to handle long lines (" + choices(kLongLinesNames) + ")");
     (*field)(settings) = *mode;
+  } else if (auto* field = std::get_if<typename F::Sampling>(&spec.field)) {
+    const auto sampling = parse_sampling(text);
+    if (!sampling) fail("is not a sampling mode (off, full, topk K with K >= 1, topp P with 0 < P <= 1)");
+    (*field)(settings) = *sampling;
   } else if (auto* field = std::get_if<typename F::Precision>(&spec.field)) {
     const auto precision = ops::parse_precision(text);
     if (!precision) fail("is not a precision (" + choices(ops::kPrecisionNames) + ")");
@@ -265,6 +313,8 @@ std::string show(const OptionSpec<S>& spec, S& settings) {
     return long_lines_name((*field)(settings));
   if (auto* field = std::get_if<typename F::Precision>(&spec.field))
     return ops::precision_name((*field)(settings));
+  if (auto* field = std::get_if<typename F::Sampling>(&spec.field))
+    return sampling_name((*field)(settings));
   return output_format_name((*std::get_if<typename F::Format>(&spec.field))(settings));
 }
 
@@ -350,7 +400,7 @@ OptionRow row_of(std::size_t row) {
   constexpr OptionKind kinds[] = {OptionKind::whole_number, OptionKind::number,
                                   OptionKind::on_off,       OptionKind::format,
                                   OptionKind::text,         OptionKind::long_lines,
-                                  OptionKind::precision};  // in Field's order
+                                  OptionKind::precision,    OptionKind::sampling};  // Field's order
   r.kind = kinds[spec.field.index()];
   return r;
 }

@@ -5,6 +5,7 @@
 #include "s2s/batch/batch.h"
 #include "s2s/batch/batcher.h"
 #include "s2s/search/beam.h"
+#include "s2s/search/sampling.h"
 #include "s2s/search/scoring_rules.h"
 #include "s2s/text/clean.h"
 
@@ -290,8 +291,16 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
     std::vector<char> guard_loops;
     for (std::size_t k = 0; k < count; ++k)
       guard_loops.push_back(notes[units.line[members[k]]].long_line == InputNotes::LongLine::split);
-    std::vector<std::vector<Hypothesis>> batch_found =
-        beam_search(*model_, encoded, options_.search, stop, &guard_loops);
+    std::vector<std::vector<Hypothesis>> batch_found;
+    if (options_.search.sampling.kind == Sampling::Kind::off) {
+      batch_found = beam_search(*model_, encoded, options_.search, stop, &guard_loops);
+    } else {  // each sentence's samples depend on the seed and its own source only
+      std::vector<std::uint64_t> seeds;
+      for (std::size_t k = 0; k < count; ++k)
+        seeds.push_back(sentence_seed(static_cast<std::uint64_t>(options_.search.seed),
+                                      units.ids[members[k]]));
+      batch_found = sample_search(*model_, encoded, options_.search, seeds, stop);
+    }
     if (batch_found.size() != count) return;  // stopped during the search
     for (std::size_t k = 0; k < count; ++k) finish_unit(members[k], std::move(batch_found[k]));
   };

@@ -2,9 +2,20 @@
 // (model-formats.md §1.6); an OPUS-MT decoder.yml usually sets beam-size 4 or 6 and normalize 1.
 #pragma once
 
+#include <cstdint>
+
 #include "s2s/core/shape.h"
 
 namespace s2s {
+
+// Random sampling instead of beam search (search/sampling.h): from the whole distribution, its
+// k most likely tokens, or its smallest set holding probability p.
+struct Sampling {
+  enum class Kind { off, full, topk, topp };
+  Kind kind = Kind::off;
+  dim_t k = 0;    // topk
+  float p = 1.0f; // topp, in (0, 1]
+};
 
 struct SearchOptions {
   dim_t beam_size = 12;            // 1 = greedy
@@ -21,6 +32,9 @@ struct SearchOptions {
   // CTranslate2's repetition rules (search/repetition.h), off by default (Marian has neither).
   float repetition_penalty = 1.0f;  // logits of tokens already generated: × it if < 0, ÷ it if not
   dim_t no_repeat_ngram = 0;        // if > 0: no n-gram of this size is generated twice
+  Sampling sampling;                // off: beam search
+  float temperature = 1.0f;         // sampling: log-probabilities divided by it first
+  dim_t seed = 0;                   // sampling: with the source, decides a line's samples
 };
 
 }  // namespace s2s

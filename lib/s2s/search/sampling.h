@@ -1,0 +1,41 @@
+// Random sampling (Marian's --output-sampling, CTranslate2's sampling_topk / sampling_topp /
+// sampling_temperature), for back-translation and other data generation.
+//
+// Each sample is drawn token by token: the next-token log-probabilities (after the repetition
+// rules, with <unk>, the model's suppressed ids and an early </s> excluded as beam search
+// excludes them) are divided by the temperature, cut to the k most likely tokens (topk) or to the
+// smallest set, most likely first, whose probability reaches p (topp), renormalised, and one
+// token is drawn. A sample ends with </s> or at the length limit, as a beam hypothesis does; its
+// token scores are the model's log-probabilities (before temperature and cuts), so they rank and
+// score like a beam search's.
+//
+// Deterministic per sentence: sample j of a sentence depends only on seeds[b] and j (the
+// Translator derives seeds[b] from --seed and the sentence's source ids), never on the batch,
+// its neighbours, threads or workers. With options.n_best, options.beam_size independent samples
+// per sentence, best first by normalized score; else one.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "s2s/model/model.h"
+#include "s2s/search/hypothesis.h"
+#include "s2s/search/options.h"
+
+namespace s2s {
+
+std::vector<std::vector<Hypothesis>> sample_search(const Model& model, const EncoderOutput& encoded,
+                                                   const SearchOptions& options,
+                                                   const std::vector<std::uint64_t>& seeds,
+                                                   const std::atomic<bool>* stop = nullptr);
+
+// The seed of one sentence: `seed` mixed with its source ids (splitmix64 over them).
+std::uint64_t sentence_seed(std::uint64_t seed, const std::vector<std::int32_t>& source_ids);
+
+// One draw from the cut, tempered distribution of one row of log-probabilities (`vocab` floats;
+// the lowest float marks an excluded id), `u` uniform in [0, 1). Exposed for tests.
+std::int32_t draw_token(const float* log_probs, std::int64_t vocab, const SearchOptions& options,
+                        double u);
+
+}  // namespace s2s
