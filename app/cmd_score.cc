@@ -21,6 +21,7 @@
 #include "interrupt.h"
 #include "io.h"
 #include "s2s/core/log.h"
+#include "s2s/core/strings.h"
 #include "s2s/core/threads.h"
 #include "s2s/formats/detect.h"
 #include "s2s/pipeline/input_text.h"
@@ -155,9 +156,7 @@ class ScoreWriter {
       pos = bar + 3;
     }
     fields[2] += args_.nbest_feature + "= " + marian_float(score) + " ";
-    std::string joined;
-    for (std::size_t i = 0; i < fields.size(); ++i) joined += (i ? "|||" : "") + fields[i];
-    return joined;
+    return join(fields, "|||");
   }
 
   const ScoreArgs& args_;

@@ -4,6 +4,7 @@
 #include <set>
 #include <nlohmann/json.hpp>
 
+#include "s2s/core/problems.h"
 #include "s2s/formats/ct2_model.h"
 
 namespace s2s::formats {
@@ -146,11 +147,7 @@ ModelConfig ct2_config(const Ct2ModelFile& f, const nlohmann::json& cfg) {
     problems.push_back("source features are not supported");
   if (cfg.value("add_source_bos", false)) problems.push_back("add_source_bos is not supported");
   c.add_source_eos = cfg.value("add_source_eos", false);
-  if (!problems.empty()) {
-    std::string message = path + ": unsupported model: ";
-    for (std::size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];
-    throw ModelError(message);
-  }
+  throw_if_problems<ModelError>(path + ": unsupported model", problems);
   return c;
 }
 
@@ -224,11 +221,8 @@ void check_all_used(const Ct2ModelFile& f, const WeightStore& w) {
       continue;
     unexpected.push_back(name);
   }
-  if (!unexpected.empty()) {
-    std::string names;
-    for (const std::string& n : unexpected) names += (names.empty() ? "" : ", ") + n;
-    throw ModelError(f.path() + ": variables this loader does not know: " + names);
-  }
+  if (!unexpected.empty())
+    throw ModelError(f.path() + ": variables this loader does not know: " + join(unexpected, ", "));
 }
 
 fs::path find_spm(const fs::path& folder, const std::string& given, const char* side) {

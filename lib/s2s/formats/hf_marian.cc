@@ -3,6 +3,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "s2s/core/problems.h"
 #include "s2s/formats/safetensors.h"
 
 namespace s2s::formats {
@@ -177,11 +178,7 @@ std::shared_ptr<const Model> load_hf_marian(const fs::path& folder, ops::Precisi
   const json config_json = read_json(config_path);
   std::vector<std::string> problems;
   ModelConfig config = hf_config(config_json, config_path, problems);
-  if (!problems.empty()) {
-    std::string message = config_path.string() + ": unsupported model: ";
-    for (std::size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];
-    throw ModelError(message);
-  }
+  throw_if_problems<ModelError>(config_path.string() + ": unsupported model", problems);
 
   SafetensorsFile st(weights_path.string());
   WeightStore weights(weights_path.string());
@@ -189,11 +186,8 @@ std::shared_ptr<const Model> load_hf_marian(const fs::path& folder, ops::Precisi
   std::vector<std::string> unexpected;
   for (const std::string& name : st.names())
     if (!weights.contains_origin(name) && !ignorable(name, config)) unexpected.push_back(name);
-  if (!unexpected.empty()) {
-    std::string names;
-    for (const std::string& n : unexpected) names += (names.empty() ? "" : ", ") + n;
-    throw ModelError(weights_path.string() + ": unexpected tensors: " + names);
-  }
+  if (!unexpected.empty())
+    throw ModelError(weights_path.string() + ": unexpected tensors: " + join(unexpected, ", "));
 
   // Tokenizer files: vocab.json for both sides unless the vocabularies are separate.
   bool separate = false;
