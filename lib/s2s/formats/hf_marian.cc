@@ -168,7 +168,7 @@ bool looks_like_hf_marian(const fs::path& folder) {
           fs::exists(folder / "pytorch_model.bin", ec));
 }
 
-std::shared_ptr<const Model> load_hf_marian(const fs::path& folder, ops::Precision precision) {
+ModelParts read_hf_marian(const fs::path& folder) {
   const fs::path config_path = folder / "config.json";
   const fs::path weights_path = folder / "model.safetensors";
   std::error_code ec;
@@ -177,15 +177,17 @@ std::shared_ptr<const Model> load_hf_marian(const fs::path& folder, ops::Precisi
                      "safetensors (convert with transformers' save_pretrained(safe_serialization=True))");
   const json config_json = read_json(config_path);
   std::vector<std::string> problems;
-  ModelConfig config = hf_config(config_json, config_path, problems);
+  ModelParts parts;
+  parts.config = hf_config(config_json, config_path, problems);
   throw_if_problems<ModelError>(config_path.string() + ": unsupported model", problems);
 
   SafetensorsFile st(weights_path.string());
-  WeightStore weights(weights_path.string());
-  load_weights(st, config, weights);
+  parts.weights = WeightStore(weights_path.string());
+  load_weights(st, parts.config, parts.weights);
   std::vector<std::string> unexpected;
   for (const std::string& name : st.names())
-    if (!weights.contains_origin(name) && !ignorable(name, config)) unexpected.push_back(name);
+    if (!parts.weights.contains_origin(name) && !ignorable(name, parts.config))
+      unexpected.push_back(name);
   if (!unexpected.empty())
     throw ModelError(weights_path.string() + ": unexpected tensors: " + join(unexpected, ", "));
 
@@ -193,24 +195,19 @@ std::shared_ptr<const Model> load_hf_marian(const fs::path& folder, ops::Precisi
   bool separate = false;
   if (fs::exists(folder / "tokenizer_config.json", ec))
     separate = read_json(folder / "tokenizer_config.json").value("separate_vocabs", false);
-  const fs::path source_vocab = folder / "vocab.json";
-  const fs::path target_vocab = separate ? folder / "target_vocab.json" : source_vocab;
-  auto codec = std::make_unique<text::TextCodec>(text::TextCodec::load(
-      (folder / "source.spm").string(), source_vocab.string(), config.source_vocab_size,
-      (folder / "target.spm").string(), target_vocab.string(), config.target_vocab_size));
-  config.source_eos_id = codec->source_vocab().eos_id();
-  if (config.eos_id < 0) config.eos_id = codec->target_vocab().eos_id();
-  config.unk_id = codec->target_vocab().unk_id();
+  parts.source = {folder / "source.spm", folder / "vocab.json"};
+  parts.target = {folder / "target.spm",
+                  folder / (separate ? "target_vocab.json" : "vocab.json")};
 
-  ModelInfo info;
+  ModelInfo& info = parts.info;
   info.format = "hf-marian";
   info.folder = folder.string();
   info.files = {{"config", config_path.string()},
                 {"weights", weights_path.string()},
-                {"source vocabulary", source_vocab.string()},
-                {"target vocabulary", target_vocab.string()},
-                {"source SentencePiece", (folder / "source.spm").string()},
-                {"target SentencePiece", (folder / "target.spm").string()}};
+                {"source vocabulary", parts.source.vocab.string()},
+                {"target vocabulary", parts.target.vocab.string()},
+                {"source SentencePiece", parts.source.spm.string()},
+                {"target SentencePiece", parts.target.spm.string()}};
   // Generation defaults, as HF's generate() would use them: its beam size, and <unk> allowed.
   json generation = config_json;
   info.search_defaults_source = config_path.string();
@@ -221,8 +218,7 @@ std::shared_ptr<const Model> load_hf_marian(const fs::path& folder, ops::Precisi
   if (generation.contains("num_beams") && generation["num_beams"].is_number_integer())
     info.search_defaults.emplace_back("beam-size", std::to_string(generation["num_beams"].get<int>()));
   info.search_defaults.emplace_back("allow-unk", "true");
-  return std::make_shared<const Model>(std::move(config), std::move(weights), std::move(codec),
-                                       std::move(info), precision);
+  return parts;
 }
 
 }  // namespace s2s::formats
