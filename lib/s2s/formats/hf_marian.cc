@@ -116,25 +116,22 @@ void load_weights(SafetensorsFile& st, ModelConfig& config, WeightStore& w) {
           ops::WeightLayout::in_out, enc_emb);
     w.add("decoder/embeddings", st.read_tensor(dec_emb), ops::WeightLayout::in_out, dec_emb);
   }
-  for (dim_t i = 0; i < config.encoder_layers; ++i) {
-    const std::string hf = "model.encoder.layers." + std::to_string(i);
-    const std::string c = "encoder/layer_" + std::to_string(i);
-    map_attention(w, st, hf + ".self_attn", c + "/self_attn");
-    map_norm(w, st, hf + ".self_attn_layer_norm", c + "/self_attn/post_norm");
-    map_linear(w, st, hf + ".fc1", c + "/ffn/linear_0");
-    map_linear(w, st, hf + ".fc2", c + "/ffn/linear_1");
-    map_norm(w, st, hf + ".final_layer_norm", c + "/ffn/post_norm");
-  }
-  for (dim_t i = 0; i < config.decoder_layers; ++i) {
-    const std::string hf = "model.decoder.layers." + std::to_string(i);
-    const std::string c = "decoder/layer_" + std::to_string(i);
-    map_attention(w, st, hf + ".self_attn", c + "/self_attn");
-    map_norm(w, st, hf + ".self_attn_layer_norm", c + "/self_attn/post_norm");
-    map_attention(w, st, hf + ".encoder_attn", c + "/cross_attn");
-    map_norm(w, st, hf + ".encoder_attn_layer_norm", c + "/cross_attn/post_norm");
-    map_linear(w, st, hf + ".fc1", c + "/ffn/linear_0");
-    map_linear(w, st, hf + ".fc2", c + "/ffn/linear_1");
-    map_norm(w, st, hf + ".final_layer_norm", c + "/ffn/post_norm");
+  // Decoder layers are encoder layers with cross-attention after the self-attention.
+  for (const std::string stack : {"encoder", "decoder"}) {
+    const bool decoder = stack == "decoder";
+    for (dim_t i = 0; i < (decoder ? config.decoder_layers : config.encoder_layers); ++i) {
+      const std::string hf = "model." + stack + ".layers." + std::to_string(i);
+      const std::string c = stack + "/layer_" + std::to_string(i);
+      map_attention(w, st, hf + ".self_attn", c + "/self_attn");
+      map_norm(w, st, hf + ".self_attn_layer_norm", c + "/self_attn/post_norm");
+      if (decoder) {
+        map_attention(w, st, hf + ".encoder_attn", c + "/cross_attn");
+        map_norm(w, st, hf + ".encoder_attn_layer_norm", c + "/cross_attn/post_norm");
+      }
+      map_linear(w, st, hf + ".fc1", c + "/ffn/linear_0");
+      map_linear(w, st, hf + ".fc2", c + "/ffn/linear_1");
+      map_norm(w, st, hf + ".final_layer_norm", c + "/ffn/post_norm");
+    }
   }
   if (!config.tied_output)
     w.add("decoder/output/weight", st.read_tensor("lm_head.weight"), ops::WeightLayout::out_in,
