@@ -23,6 +23,7 @@
 #include "io.h"
 #include "options.h"
 #include "s2s/core/log.h"
+#include "s2s/core/strings.h"
 #include "s2s/core/threads.h"
 #include "s2s/formats/detect.h"
 #include "s2s/pipeline/long_lines.h"
@@ -46,10 +47,7 @@ struct TranslateArgs {
 
 // The model's >>xxx<< language labels, space-separated ("" when it is not multilingual).
 std::string known_labels(const Model& model) {
-  std::string known;
-  for (const std::string& l : model.codec().source_vocab().language_tokens())
-    known += (known.empty() ? "" : " ") + l;
-  return known;
+  return join(model.codec().source_vocab().language_tokens(), " ");
 }
 
 // ">>deu<<" for "deu" (or ">>deu<<"); a UsageError listing the model's labels when it has none
@@ -157,17 +155,15 @@ void append_split(const text::TextCodec& codec, OutputFormat format,
   const Hypothesis& best = translation.hypotheses.front();
   if (format == OutputFormat::nbest) out += std::to_string(line_id) + " ||| ";
   std::size_t begin = 0;
-  bool first = true;
+  std::vector<std::string> texts;
   for (std::size_t end : notes.piece_ends) {
-    const std::string text = codec.decode_target(
+    std::string text = codec.decode_target(
         std::vector<std::int32_t>(best.ids.begin() + static_cast<std::ptrdiff_t>(begin),
                                   best.ids.begin() + static_cast<std::ptrdiff_t>(end)));
     begin = end;
-    if (text.empty()) continue;
-    if (!first) out += ' ';
-    out += text;
-    first = false;
+    if (!text.empty()) texts.push_back(std::move(text));
   }
+  out += join(texts, " ");
   if (format == OutputFormat::nbest)
     out += " ||| F0= " + marian_float(best.score) + " ||| " + marian_float(best.normalized_score);
   out += '\n';

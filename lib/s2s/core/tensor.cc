@@ -5,6 +5,8 @@
 #include <cstring>
 #include <new>
 
+#include "s2s/core/strings.h"
+
 namespace s2s {
 
 dim_t num_elements(const Shape& shape) {
@@ -24,12 +26,9 @@ Shape contiguous_strides(const Shape& shape) {
 }
 
 std::string to_string(const Shape& shape) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    if (i) s += ", ";
-    s += std::to_string(shape[i]);
-  }
-  return s + "]";
+  std::vector<std::string> dims;
+  for (const dim_t d : shape) dims.push_back(std::to_string(d));
+  return "[" + join(dims, ", ") + "]";
 }
 
 namespace {

@@ -4,6 +4,7 @@
 #include <set>
 #include <nlohmann/json.hpp>
 
+#include "s2s/core/problems.h"
 #include "s2s/formats/ct2_model.h"
 
 namespace s2s::formats {
@@ -146,11 +147,7 @@ ModelConfig ct2_config(const Ct2ModelFile& f, const nlohmann::json& cfg) {
     problems.push_back("source features are not supported");
   if (cfg.value("add_source_bos", false)) problems.push_back("add_source_bos is not supported");
   c.add_source_eos = cfg.value("add_source_eos", false);
-  if (!problems.empty()) {
-    std::string message = path + ": unsupported model: ";
-    for (std::size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];
-    throw ModelError(message);
-  }
+  throw_if_problems<ModelError>(path + ": unsupported model", problems);
   return c;
 }
 
@@ -224,11 +221,8 @@ void check_all_used(const Ct2ModelFile& f, const WeightStore& w) {
       continue;
     unexpected.push_back(name);
   }
-  if (!unexpected.empty()) {
-    std::string names;
-    for (const std::string& n : unexpected) names += (names.empty() ? "" : ", ") + n;
-    throw ModelError(f.path() + ": variables this loader does not know: " + names);
-  }
+  if (!unexpected.empty())
+    throw ModelError(f.path() + ": variables this loader does not know: " + join(unexpected, ", "));
 }
 
 fs::path find_spm(const fs::path& folder, const std::string& given, const char* side) {
@@ -251,8 +245,7 @@ bool looks_like_ct2(const fs::path& folder) {
   return fs::is_regular_file(folder / "model.bin", ec);
 }
 
-std::shared_ptr<const Model> load_ct2(const fs::path& folder, const SpmPaths& spm,
-                                      ops::Precision precision) {
+ModelParts read_ct2(const fs::path& folder, const SpmPaths& spm) {
   const fs::path bin = folder / "model.bin";
   nlohmann::json cfg = nlohmann::json::object();
   std::error_code ec;
@@ -265,44 +258,39 @@ std::shared_ptr<const Model> load_ct2(const fs::path& folder, const SpmPaths& sp
     }
   }
   const Ct2ModelFile file(bin.string());
-  ModelConfig config = ct2_config(file, cfg);
-  WeightStore weights(bin.string());
-  load_weights(file, config, weights);
-  check_all_used(file, weights);
+  ModelParts parts;
+  parts.config = ct2_config(file, cfg);
+  parts.weights = WeightStore(bin.string());
+  load_weights(file, parts.config, parts.weights);
+  check_all_used(file, parts.weights);
 
   const bool shared_vocab = fs::exists(folder / "shared_vocabulary.json", ec);
-  const fs::path source_vocab =
+  parts.source.vocab =
       folder / (shared_vocab ? "shared_vocabulary.json" : "source_vocabulary.json");
-  const fs::path target_vocab =
+  parts.target.vocab =
       folder / (shared_vocab ? "shared_vocabulary.json" : "target_vocabulary.json");
-  const fs::path source_spm = find_spm(folder, spm.source, "source");
-  const fs::path target_spm = find_spm(folder, spm.target, "target");
-  auto codec = std::make_unique<text::TextCodec>(
-      text::TextCodec::load(source_spm.string(), source_vocab.string(), config.source_vocab_size,
-                            target_spm.string(), target_vocab.string(), config.target_vocab_size));
-  codec->set_add_source_eos(config.add_source_eos);
-  const text::Vocabulary& tv = codec->target_vocab();
-  config.source_eos_id = codec->source_vocab().eos_id();
-  config.eos_id = tv.id_of(cfg.value("eos_token", std::string("</s>")));
-  config.unk_id = tv.id_of(cfg.value("unk_token", std::string("<unk>")));
+  parts.source.spm = find_spm(folder, spm.source, "source");
+  parts.target.spm = find_spm(folder, spm.target, "target");
+  parts.eos_token = cfg.value("eos_token", std::string("</s>"));
+  parts.unk_token = cfg.value("unk_token", std::string("<unk>"));
   // Marian conversions start from a zero vector; others from the decoder start token.
-  config.decoder_start_id = file.read_bool("decoder/start_from_zero_embedding").value_or(false)
-                                ? -1
-                                : tv.id_of(cfg.value("decoder_start_token", std::string("<s>")));
+  if (file.read_bool("decoder/start_from_zero_embedding").value_or(false))
+    parts.config.decoder_start_id = -1;
+  else
+    parts.decoder_start_token = cfg.value("decoder_start_token", std::string("<s>"));
 
-  ModelInfo info;
+  ModelInfo& info = parts.info;
   info.format = "ctranslate2";
   info.folder = folder.string();
   info.files = {{"model", bin.string()},
-                {"source vocabulary", source_vocab.string()},
-                {"target vocabulary", target_vocab.string()},
-                {"source SentencePiece", source_spm.string()},
-                {"target SentencePiece", target_spm.string()}};
+                {"source vocabulary", parts.source.vocab.string()},
+                {"target vocabulary", parts.target.vocab.string()},
+                {"source SentencePiece", parts.source.spm.string()},
+                {"target SentencePiece", parts.target.spm.string()}};
   // CTranslate2's translate defaults: <unk> allowed, </s> never as the first token.
   info.search_defaults = {{"allow-unk", "true"}, {"min-length", "1"}};
   info.search_defaults_source = "CTranslate2's decoding defaults";
-  return std::make_shared<const Model>(std::move(config), std::move(weights), std::move(codec),
-                                       std::move(info), precision);
+  return parts;
 }
 
 }  // namespace s2s::formats

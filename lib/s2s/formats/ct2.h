@@ -6,10 +6,9 @@
 #pragma once
 
 #include <filesystem>
-#include <memory>
 #include <string>
 
-#include "s2s/model/model.h"
+#include "s2s/formats/model_parts.h"
 
 namespace s2s::formats {
 
@@ -21,7 +20,6 @@ struct SpmPaths {
 
 bool looks_like_ct2(const std::filesystem::path& folder);
 
-std::shared_ptr<const Model> load_ct2(const std::filesystem::path& folder, const SpmPaths& spm,
-                                      ops::Precision precision = ops::Precision::f32);
+ModelParts read_ct2(const std::filesystem::path& folder, const SpmPaths& spm);
 
 }  // namespace s2s::formats

@@ -99,14 +99,13 @@ bool is_integer(std::uint8_t type) { return type == kI8 || type == kI16 || type 
 
 }  // namespace
 
-Ct2ModelFile::Ct2ModelFile(const std::string& path) : path_(path), file_(path) { parse(); }
-
-Ct2ModelFile::~Ct2ModelFile() = default;
-Ct2ModelFile::Ct2ModelFile(Ct2ModelFile&&) noexcept = default;
-Ct2ModelFile& Ct2ModelFile::operator=(Ct2ModelFile&&) noexcept = default;
+Ct2ModelFile::Ct2ModelFile(const std::string& path)
+    : TensorIndex(path, "variable or alias", "variables and aliases"), file_(path) {
+  parse();
+}
 
 void Ct2ModelFile::parse() {
-  Cursor in(file_.data(), file_.size(), path_);
+  Cursor in(file_.data(), file_.size(), path());
   if (file_.size() == 0) in.fail("empty file (0 bytes), not a CTranslate2 model.bin");
   version_ = static_cast<std::uint32_t>(in.uint(4, "binary version"));
   if (version_ < 1 || version_ > kMaxVersion)
@@ -168,8 +167,8 @@ void Ct2ModelFile::parse() {
     v.offset = in.pos();
     v.nbytes = nbytes;
     in.skip(nbytes);
-    if (!variables_.emplace(name, std::move(v)).second) in.fail(what + " appears twice");
-    variable_order_.push_back(std::move(name));
+    add(std::move(name), "variable");
+    variables_.push_back(std::move(v));
   }
 
   std::vector<std::pair<std::string, std::string>> aliases;
@@ -190,22 +189,23 @@ void Ct2ModelFile::parse() {
 
 void Ct2ModelFile::resolve_aliases(
     const std::vector<std::pair<std::string, std::string>>& aliases) {
-  auto fail = [this](const std::string& message) { throw ModelError(path_ + ": " + message); };
   std::unordered_map<std::string, std::string> direct;
+  std::vector<std::string> order;
   for (const auto& [alias, target] : aliases) {
-    if (variables_.count(alias)) fail("alias '" + alias + "' has the name of a variable");
+    if (contains(alias)) fail("alias '" + alias + "' has the name of a variable");
     if (!direct.emplace(alias, target).second) fail("alias '" + alias + "' appears twice");
-    alias_order_.push_back(alias);
+    order.push_back(alias);
   }
   // Follow each chain until a variable or an alias already resolved; every alias is walked once,
   // so a long chain in a corrupt file costs linear time.
-  for (const std::string& start : alias_order_) {
+  std::unordered_map<std::string, std::string> resolved;  // alias -> variable
+  for (const std::string& start : order) {
     std::vector<std::string> chain;
     std::unordered_set<std::string> on_chain;
     std::string target = start;
-    while (!variables_.count(target)) {
-      const auto done = aliases_.find(target);
-      if (done != aliases_.end()) {
+    while (!contains(target)) {
+      const auto done = resolved.find(target);
+      if (done != resolved.end()) {
         target = done->second;
         break;
       }
@@ -217,42 +217,34 @@ void Ct2ModelFile::resolve_aliases(
       chain.push_back(target);
       target = next->second;
     }
-    for (const std::string& alias : chain) aliases_[alias] = target;
+    for (const std::string& alias : chain) resolved[alias] = target;
+  }
+  for (const std::string& alias : order) {
+    add(alias, "alias");
+    alias_targets_.push_back(position(resolved.at(alias)));
   }
   // Model::load also aliases "<alias>_scale" to "<target>_scale" (the weight's quantisation scale).
-  const std::size_t explicit_count = alias_order_.size();
-  for (std::size_t i = 0; i < explicit_count; ++i) {
-    const std::string scale = alias_order_[i] + "_scale";
-    const std::string target = aliases_.at(alias_order_[i]) + "_scale";
-    if (variables_.count(target) && !contains(scale)) {
-      aliases_.emplace(scale, target);
-      alias_order_.push_back(scale);
+  for (const std::string& alias : order) {
+    const std::string scale = alias + "_scale";
+    const std::string target = resolved.at(alias) + "_scale";
+    if (contains(target) && position(target) < variables_.size() && !contains(scale)) {
+      alias_targets_.push_back(position(target));
+      add(scale, "alias");
     }
   }
 }
 
-std::vector<std::string> Ct2ModelFile::names() const {
-  std::vector<std::string> out = variable_order_;
-  out.insert(out.end(), alias_order_.begin(), alias_order_.end());
-  return out;
-}
-
-bool Ct2ModelFile::contains(const std::string& name) const {
-  return variables_.count(name) != 0 || aliases_.count(name) != 0;
+std::size_t Ct2ModelFile::variable_of(const std::string& name) const {
+  const std::size_t at = position(name);
+  return at < variables_.size() ? at : alias_targets_[at - variables_.size()];
 }
 
 const std::string& Ct2ModelFile::resolve(const std::string& name) const {
-  const auto var = variables_.find(name);
-  if (var != variables_.end()) return var->first;
-  const auto alias = aliases_.find(name);
-  if (alias != aliases_.end()) return alias->second;
-  throw ModelError(path_ + ": no variable or alias '" + name + "' (the file has " +
-                    std::to_string(variables_.size()) + " variables and " +
-                    std::to_string(aliases_.size()) + " aliases)");
+  return names()[variable_of(name)];
 }
 
 const Ct2ModelFile::Variable& Ct2ModelFile::find(const std::string& name) const {
-  return variables_.at(resolve(name));
+  return variables_[variable_of(name)];
 }
 
 const Shape& Ct2ModelFile::shape(const std::string& name) const { return find(name).shape; }
@@ -290,8 +282,8 @@ const Ct2ModelFile::Variable* Ct2ModelFile::scalar(const std::string& name, bool
   if (!contains(name)) return nullptr;
   const Variable& v = find(name);
   if (num_elements(v.shape) != 1 || is_integer(v.type) != integer)
-    throw ModelError(path_ + ": attribute '" + name + "' holds " + kTypeNames[v.type] + " " +
-                      to_string(v.shape) + ", expected " + expected);
+    fail("attribute '" + name + "' holds " + kTypeNames[v.type] + " " + to_string(v.shape) +
+         ", expected " + expected);
   return &v;
 }
 
@@ -318,8 +310,8 @@ std::optional<std::string> Ct2ModelFile::read_string(const std::string& name) co
   if (!contains(name)) return std::nullopt;
   const Variable& v = find(name);
   if (v.type != kI8 || v.shape.size() != 1)
-    throw ModelError(path_ + ": attribute '" + name + "' holds " + kTypeNames[v.type] + " " +
-                      to_string(v.shape) + ", expected a 1-D int8 array of UTF-8 bytes");
+    fail("attribute '" + name + "' holds " + kTypeNames[v.type] + " " + to_string(v.shape) +
+         ", expected a 1-D int8 array of UTF-8 bytes");
   return std::string(reinterpret_cast<const char*>(file_.data() + v.offset), v.nbytes);
 }
 

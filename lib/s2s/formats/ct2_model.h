@@ -42,34 +42,27 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "s2s/core/tensor.h"
 #include "s2s/formats/mapped_file.h"
+#include "s2s/formats/tensor_index.h"
 
 namespace s2s::formats {
 
-class Ct2ModelFile {
+// names() lists the variables in file order, then the aliases (explicit ones in file order, then
+// the implied "_scale" aliases).
+class Ct2ModelFile : public TensorIndex {
  public:
   explicit Ct2ModelFile(const std::string& path);
-  ~Ct2ModelFile();
-  Ct2ModelFile(Ct2ModelFile&&) noexcept;
-  Ct2ModelFile& operator=(Ct2ModelFile&&) noexcept;
 
-  const std::string& path() const { return path_; }
   std::uint32_t version() const { return version_; }
   const std::string& spec_name() const { return spec_name_; }  // "" for version 1
   std::uint32_t revision() const { return revision_; }
 
-  // Variables in file order, then aliases (explicit ones in file order, then the implied
-  // "_scale" aliases).
-  std::vector<std::string> names() const;
-  bool contains(const std::string& name) const;
   // The variable a name refers to: the name itself for a variable, the final target of an alias.
   const std::string& resolve(const std::string& name) const;
   const Shape& shape(const std::string& name) const;
@@ -95,19 +88,19 @@ class Ct2ModelFile {
 
   void parse();
   void resolve_aliases(const std::vector<std::pair<std::string, std::string>>& aliases);
+  // The position of the variable a name refers to (itself, or an alias's target).
+  std::size_t variable_of(const std::string& name) const;
   const Variable& find(const std::string& name) const;
   // A one-element variable of an integer (or else a float) type; nullptr when the name is absent.
   const Variable* scalar(const std::string& name, bool integer, const char* expected) const;
 
-  std::string path_;
   MappedFile file_;
   std::uint32_t version_ = 0;
   std::string spec_name_;
   std::uint32_t revision_ = 1;
-  std::vector<std::string> variable_order_;
-  std::unordered_map<std::string, Variable> variables_;
-  std::vector<std::string> alias_order_;
-  std::unordered_map<std::string, std::string> aliases_;  // alias -> variable (fully resolved)
+  std::vector<Variable> variables_;  // the first names(), in their order
+  // For each alias (the names after the variables), the position of its variable.
+  std::vector<std::size_t> alias_targets_;
 };
 
 }  // namespace s2s::formats

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "s2s/core/problems.h"
 #include "s2s/formats/safetensors.h"
 
 namespace s2s::formats {
@@ -115,25 +116,22 @@ void load_weights(SafetensorsFile& st, ModelConfig& config, WeightStore& w) {
           ops::WeightLayout::in_out, enc_emb);
     w.add("decoder/embeddings", st.read_tensor(dec_emb), ops::WeightLayout::in_out, dec_emb);
   }
-  for (dim_t i = 0; i < config.encoder_layers; ++i) {
-    const std::string hf = "model.encoder.layers." + std::to_string(i);
-    const std::string c = "encoder/layer_" + std::to_string(i);
-    map_attention(w, st, hf + ".self_attn", c + "/self_attn");
-    map_norm(w, st, hf + ".self_attn_layer_norm", c + "/self_attn/post_norm");
-    map_linear(w, st, hf + ".fc1", c + "/ffn/linear_0");
-    map_linear(w, st, hf + ".fc2", c + "/ffn/linear_1");
-    map_norm(w, st, hf + ".final_layer_norm", c + "/ffn/post_norm");
-  }
-  for (dim_t i = 0; i < config.decoder_layers; ++i) {
-    const std::string hf = "model.decoder.layers." + std::to_string(i);
-    const std::string c = "decoder/layer_" + std::to_string(i);
-    map_attention(w, st, hf + ".self_attn", c + "/self_attn");
-    map_norm(w, st, hf + ".self_attn_layer_norm", c + "/self_attn/post_norm");
-    map_attention(w, st, hf + ".encoder_attn", c + "/cross_attn");
-    map_norm(w, st, hf + ".encoder_attn_layer_norm", c + "/cross_attn/post_norm");
-    map_linear(w, st, hf + ".fc1", c + "/ffn/linear_0");
-    map_linear(w, st, hf + ".fc2", c + "/ffn/linear_1");
-    map_norm(w, st, hf + ".final_layer_norm", c + "/ffn/post_norm");
+  // Decoder layers are encoder layers with cross-attention after the self-attention.
+  for (const std::string stack : {"encoder", "decoder"}) {
+    const bool decoder = stack == "decoder";
+    for (dim_t i = 0; i < (decoder ? config.decoder_layers : config.encoder_layers); ++i) {
+      const std::string hf = "model." + stack + ".layers." + std::to_string(i);
+      const std::string c = stack + "/layer_" + std::to_string(i);
+      map_attention(w, st, hf + ".self_attn", c + "/self_attn");
+      map_norm(w, st, hf + ".self_attn_layer_norm", c + "/self_attn/post_norm");
+      if (decoder) {
+        map_attention(w, st, hf + ".encoder_attn", c + "/cross_attn");
+        map_norm(w, st, hf + ".encoder_attn_layer_norm", c + "/cross_attn/post_norm");
+      }
+      map_linear(w, st, hf + ".fc1", c + "/ffn/linear_0");
+      map_linear(w, st, hf + ".fc2", c + "/ffn/linear_1");
+      map_norm(w, st, hf + ".final_layer_norm", c + "/ffn/post_norm");
+    }
   }
   if (!config.tied_output)
     w.add("decoder/output/weight", st.read_tensor("lm_head.weight"), ops::WeightLayout::out_in,
@@ -167,7 +165,7 @@ bool looks_like_hf_marian(const fs::path& folder) {
           fs::exists(folder / "pytorch_model.bin", ec));
 }
 
-std::shared_ptr<const Model> load_hf_marian(const fs::path& folder, ops::Precision precision) {
+ModelParts read_hf_marian(const fs::path& folder) {
   const fs::path config_path = folder / "config.json";
   const fs::path weights_path = folder / "model.safetensors";
   std::error_code ec;
@@ -176,47 +174,37 @@ std::shared_ptr<const Model> load_hf_marian(const fs::path& folder, ops::Precisi
                      "safetensors (convert with transformers' save_pretrained(safe_serialization=True))");
   const json config_json = read_json(config_path);
   std::vector<std::string> problems;
-  ModelConfig config = hf_config(config_json, config_path, problems);
-  if (!problems.empty()) {
-    std::string message = config_path.string() + ": unsupported model: ";
-    for (std::size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];
-    throw ModelError(message);
-  }
+  ModelParts parts;
+  parts.config = hf_config(config_json, config_path, problems);
+  throw_if_problems<ModelError>(config_path.string() + ": unsupported model", problems);
 
   SafetensorsFile st(weights_path.string());
-  WeightStore weights(weights_path.string());
-  load_weights(st, config, weights);
+  parts.weights = WeightStore(weights_path.string());
+  load_weights(st, parts.config, parts.weights);
   std::vector<std::string> unexpected;
   for (const std::string& name : st.names())
-    if (!weights.contains_origin(name) && !ignorable(name, config)) unexpected.push_back(name);
-  if (!unexpected.empty()) {
-    std::string names;
-    for (const std::string& n : unexpected) names += (names.empty() ? "" : ", ") + n;
-    throw ModelError(weights_path.string() + ": unexpected tensors: " + names);
-  }
+    if (!parts.weights.contains_origin(name) && !ignorable(name, parts.config))
+      unexpected.push_back(name);
+  if (!unexpected.empty())
+    throw ModelError(weights_path.string() + ": unexpected tensors: " + join(unexpected, ", "));
 
   // Tokenizer files: vocab.json for both sides unless the vocabularies are separate.
   bool separate = false;
   if (fs::exists(folder / "tokenizer_config.json", ec))
     separate = read_json(folder / "tokenizer_config.json").value("separate_vocabs", false);
-  const fs::path source_vocab = folder / "vocab.json";
-  const fs::path target_vocab = separate ? folder / "target_vocab.json" : source_vocab;
-  auto codec = std::make_unique<text::TextCodec>(text::TextCodec::load(
-      (folder / "source.spm").string(), source_vocab.string(), config.source_vocab_size,
-      (folder / "target.spm").string(), target_vocab.string(), config.target_vocab_size));
-  config.source_eos_id = codec->source_vocab().eos_id();
-  if (config.eos_id < 0) config.eos_id = codec->target_vocab().eos_id();
-  config.unk_id = codec->target_vocab().unk_id();
+  parts.source = {folder / "source.spm", folder / "vocab.json"};
+  parts.target = {folder / "target.spm",
+                  folder / (separate ? "target_vocab.json" : "vocab.json")};
 
-  ModelInfo info;
+  ModelInfo& info = parts.info;
   info.format = "hf-marian";
   info.folder = folder.string();
   info.files = {{"config", config_path.string()},
                 {"weights", weights_path.string()},
-                {"source vocabulary", source_vocab.string()},
-                {"target vocabulary", target_vocab.string()},
-                {"source SentencePiece", (folder / "source.spm").string()},
-                {"target SentencePiece", (folder / "target.spm").string()}};
+                {"source vocabulary", parts.source.vocab.string()},
+                {"target vocabulary", parts.target.vocab.string()},
+                {"source SentencePiece", parts.source.spm.string()},
+                {"target SentencePiece", parts.target.spm.string()}};
   // Generation defaults, as HF's generate() would use them: its beam size, and <unk> allowed.
   json generation = config_json;
   info.search_defaults_source = config_path.string();
@@ -227,8 +215,7 @@ std::shared_ptr<const Model> load_hf_marian(const fs::path& folder, ops::Precisi
   if (generation.contains("num_beams") && generation["num_beams"].is_number_integer())
     info.search_defaults.emplace_back("beam-size", std::to_string(generation["num_beams"].get<int>()));
   info.search_defaults.emplace_back("allow-unk", "true");
-  return std::make_shared<const Model>(std::move(config), std::move(weights), std::move(codec),
-                                       std::move(info), precision);
+  return parts;
 }
 
 }  // namespace s2s::formats

@@ -7,16 +7,14 @@
 #pragma once
 
 #include <filesystem>
-#include <memory>
 
-#include "s2s/model/model.h"
+#include "s2s/formats/model_parts.h"
 
 namespace s2s::formats {
 
 // True when the folder has config.json and model.safetensors or pytorch_model.bin.
 bool looks_like_hf_marian(const std::filesystem::path& folder);
 
-std::shared_ptr<const Model> load_hf_marian(const std::filesystem::path& folder,
-                                            ops::Precision precision = ops::Precision::f32);
+ModelParts read_hf_marian(const std::filesystem::path& folder);
 
 }  // namespace s2s::formats

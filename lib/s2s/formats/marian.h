@@ -9,8 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "s2s/model/config.h"
+#include "s2s/formats/model_parts.h"
 #include "s2s/layers/weights.h"
+#include "s2s/model/config.h"
 
 namespace s2s::formats {
 
@@ -28,6 +29,10 @@ struct MarianFiles {
 
 // True when the folder looks like a Marian model (a decoder.yml or a .npz).
 bool looks_like_marian(const std::filesystem::path& folder);
+
+// The parts of the model in a Marian folder: the files found below, special:model.yml's config
+// and the weights. ModelError names the file and what is wrong.
+ModelParts read_marian(const std::filesystem::path& folder);
 
 // Finds the files: from decoder.yml's `models`/`vocabs` when present (relative to the yml when
 // `relative-paths: true`), else by the usual OPUS-MT names. ModelError says what is missing.

@@ -3,6 +3,8 @@
 
 #include "s2s/formats/marian.h"
 
+#include "s2s/core/problems.h"
+
 namespace s2s::formats {
 namespace {
 
@@ -169,11 +171,8 @@ ModelConfig marian_config(const std::string& model_yml, const std::string& sourc
   if (!opt.get_list("transformer-tied-layers").empty())
     problems.push_back("option 'transformer-tied-layers' is not supported");
 
-  if (!problems.empty()) {
-    std::string message = source + ": unsupported or invalid model (special:model.yml): ";
-    for (std::size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];
-    throw ModelError(message);
-  }
+  throw_if_problems<ModelError>(source + ": unsupported or invalid model (special:model.yml)",
+                                problems);
   return c;
 }
 

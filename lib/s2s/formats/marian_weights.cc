@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "s2s/core/problems.h"
 #include "s2s/formats/marian.h"
 #include "s2s/formats/npz.h"
 
@@ -103,24 +104,15 @@ void load_marian_weights(const std::filesystem::path& npz, ModelConfig& config,
     if (name.rfind("special:", 0) != 0) present.insert(name);
 
   const Plan plan = make_plan(config, present);
-  std::vector<std::string> missing, unexpected;
+  std::vector<std::string> missing, unexpected, problems;
   for (const auto& [name, target] : plan)
     if (!present.count(name)) missing.push_back(name);
   for (const std::string& name : present)
     if (!plan.count(name)) unexpected.push_back(name);
-  if (!missing.empty() || !unexpected.empty()) {
-    auto list = [](const std::vector<std::string>& names) {
-      std::string s;
-      for (std::size_t i = 0; i < names.size() && i < 8; ++i) s += (i ? ", " : "") + names[i];
-      if (names.size() > 8) s += ", ... (" + std::to_string(names.size()) + " in all)";
-      return s;
-    };
-    std::string message = npz.string() + ": tensors do not match special:model.yml:";
-    if (!missing.empty()) message += " missing " + list(missing) + ";";
-    if (!unexpected.empty()) message += " unexpected " + list(unexpected) + ";";
-    message.pop_back();
-    throw ModelError(message);
-  }
+  if (!missing.empty()) problems.push_back("missing " + join(missing, ", ", 8));
+  if (!unexpected.empty()) problems.push_back("unexpected " + join(unexpected, ", ", 8));
+  throw_if_problems<ModelError>(npz.string() + ": tensors do not match special:model.yml",
+                                problems);
 
   for (const auto& [name, target] : plan) {
     Tensor t = archive.read_tensor(name);

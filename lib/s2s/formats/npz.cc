@@ -51,22 +51,16 @@ std::uint32_t crc32_of(const std::uint8_t* data, std::uint64_t size) {
   return static_cast<std::uint32_t>(crc);
 }
 
-[[noreturn]] void fail_in(const std::string& path, const std::string& message) {
-  throw ModelError(path + ": " + message);
-}
-
 }  // namespace
 
-NpzArchive::NpzArchive(const std::string& path) : path_(path), file_(path) { read_directory(); }
-
-NpzArchive::~NpzArchive() = default;
-NpzArchive::NpzArchive(NpzArchive&&) noexcept = default;
-NpzArchive& NpzArchive::operator=(NpzArchive&&) noexcept = default;
+NpzArchive::NpzArchive(const std::string& path)
+    : TensorIndex(path, "entry", "entries"), file_(path) {
+  read_directory();
+}
 
 void NpzArchive::read_directory() {
   const std::uint8_t* base = file_.data();
   const std::uint64_t size = file_.size();
-  auto fail = [this](const std::string& message) { fail_in(path_, message); };
   if (size == 0) fail("empty file (0 bytes), not an npz archive");
   if (size < kEndSize)
     fail("not an npz archive: " + std::to_string(size) + " bytes is too short for a zip file");
@@ -172,35 +166,22 @@ void NpzArchive::read_directory() {
            std::to_string(e.compressed) + " bytes) extends past the end of the file (size " +
            std::to_string(size) + ")");
 
-    e.name = stored_name;
-    if (e.name.size() >= 4 && e.name.compare(e.name.size() - 4, 4, ".npy") == 0)
-      e.name.resize(e.name.size() - 4);
-    if (!index_.emplace(e.name, entries_.size()).second) fail("duplicate entry '" + e.name + "'");
-    entries_.push_back(std::move(e));
+    std::string name = stored_name;
+    if (name.size() >= 4 && name.compare(name.size() - 4, 4, ".npy") == 0)
+      name.resize(name.size() - 4);
+    add(std::move(name), "entry");
+    entries_.push_back(e);
     p += record_size;
   }
 }
 
-std::vector<std::string> NpzArchive::names() const {
-  std::vector<std::string> out;
-  out.reserve(entries_.size());
-  for (const Entry& e : entries_) out.push_back(e.name);
-  return out;
-}
-
-bool NpzArchive::contains(const std::string& name) const { return index_.count(name) != 0; }
-
 const NpzArchive::Entry& NpzArchive::find(const std::string& name) const {
-  const auto it = index_.find(name);
-  if (it == index_.end())
-    throw ModelError(path_ + ": no entry '" + name + "' (the archive has " +
-                      std::to_string(entries_.size()) + " entries)");
-  return entries_[it->second];
+  return entries_[position(name)];
 }
 
 NpyArray NpzArchive::read(const std::string& name) const {
   const Entry& e = find(name);
-  const std::string what = path_ + ": entry '" + name + "'";
+  const std::string what = path() + ": entry '" + name + "'";
   const std::uint8_t* src = file_.data() + e.data_offset;
   const DropPagesOnReturn drop{file_, e.data_offset, e.compressed};  // copied or inflated below
   std::vector<std::uint8_t> inflated;
@@ -258,8 +239,7 @@ Tensor NpzArchive::read_tensor(const std::string& name) const { return read(name
 std::string NpzArchive::read_text(const std::string& name) const {
   NpyArray a = read(name);
   if (a.file_dtype != DataType::i8 && a.file_dtype != DataType::u8)
-    throw ModelError(path_ + ": entry '" + name + "' holds " + dtype_name(a.file_dtype) +
-                      ", expected int8/uint8 text");
+    fail("entry '" + name + "' holds " + dtype_name(a.file_dtype) + ", expected int8/uint8 text");
   const char* text = static_cast<const char*>(a.tensor.raw());
   const std::size_t n = a.tensor.nbytes();
   return std::string(text, std::find(text, text + n, '\0'));

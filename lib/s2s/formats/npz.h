@@ -33,13 +33,12 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "s2s/core/tensor.h"
 #include "s2s/formats/mapped_file.h"
+#include "s2s/formats/tensor_index.h"
 
 namespace s2s::formats {
 
@@ -50,17 +49,10 @@ struct NpyArray {
   DataType file_dtype = DataType::f32; // element type in the file (f16 for "<f2")
 };
 
-class NpzArchive {
+// names() lists the entries in archive order, without ".npy".
+class NpzArchive : public TensorIndex {
  public:
   explicit NpzArchive(const std::string& path);
-  ~NpzArchive();
-  NpzArchive(NpzArchive&&) noexcept;
-  NpzArchive& operator=(NpzArchive&&) noexcept;
-
-  const std::string& path() const { return path_; }
-  // Entry names in archive order, without ".npy".
-  std::vector<std::string> names() const;
-  bool contains(const std::string& name) const;
 
   // Reads, checks (CRC, npy header, payload size) and copies one entry. Thread-safe.
   NpyArray read(const std::string& name) const;
@@ -70,7 +62,6 @@ class NpzArchive {
 
  private:
   struct Entry {
-    std::string name;  // without ".npy"
     std::uint16_t method = 0;
     std::uint32_t crc = 0;
     std::uint64_t compressed = 0;
@@ -81,10 +72,8 @@ class NpzArchive {
   void read_directory();
   const Entry& find(const std::string& name) const;
 
-  std::string path_;
   MappedFile file_;
-  std::vector<Entry> entries_;
-  std::unordered_map<std::string, std::size_t> index_;
+  std::vector<Entry> entries_;  // in the order of names()
 };
 
 }  // namespace s2s::formats

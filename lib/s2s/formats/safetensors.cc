@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "s2s/core/bfloat16.h"
+#include "s2s/core/strings.h"
 #include "s2s/formats/npy.h"
 
 namespace s2s::formats {
@@ -44,23 +45,19 @@ std::uint64_t item_size(const std::string& dtype) {
 }
 
 std::string known_dtypes() {
-  std::string s;
-  for (const DtypeInfo& d : kDtypes) s += (s.empty() ? "" : " ") + std::string(d.name);
-  return s;
+  std::vector<std::string> names;
+  for (const DtypeInfo& d : kDtypes) names.push_back(d.name);
+  return join(names, " ");
 }
 
 }  // namespace
 
-SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path), file_(path) {
+SafetensorsFile::SafetensorsFile(const std::string& path)
+    : TensorIndex(path, "tensor", "tensors"), file_(path) {
   parse_header();
 }
 
-SafetensorsFile::~SafetensorsFile() = default;
-SafetensorsFile::SafetensorsFile(SafetensorsFile&&) noexcept = default;
-SafetensorsFile& SafetensorsFile::operator=(SafetensorsFile&&) noexcept = default;
-
 void SafetensorsFile::parse_header() {
-  auto fail = [this](const std::string& message) { throw ModelError(path_ + ": " + message); };
   const std::uint64_t size = file_.size();
   if (size < 8)
     fail("truncated: " + std::to_string(size) +
@@ -165,28 +162,15 @@ void SafetensorsFile::parse_header() {
            (e.begin > at ? " (a gap)" : " (overlap)"));
     }
     at = e.end;
-    index_.emplace(e.name, i);
+    add(e.name, "tensor");
   }
   if (at != buffer)
     fail("tensors end at byte " + std::to_string(at) + " of the data buffer, but it has " +
          std::to_string(buffer) + " bytes (truncated, or data not described by the header)");
 }
 
-std::vector<std::string> SafetensorsFile::names() const {
-  std::vector<std::string> out;
-  out.reserve(entries_.size());
-  for (const Entry& e : entries_) out.push_back(e.name);
-  return out;
-}
-
-bool SafetensorsFile::contains(const std::string& name) const { return index_.count(name) != 0; }
-
 const SafetensorsFile::Entry& SafetensorsFile::find(const std::string& name) const {
-  const auto it = index_.find(name);
-  if (it == index_.end())
-    throw ModelError(path_ + ": no tensor '" + name + "' (the file has " +
-                      std::to_string(entries_.size()) + " tensors)");
-  return entries_[it->second];
+  return entries_[position(name)];
 }
 
 const Shape& SafetensorsFile::shape(const std::string& name) const { return find(name).shape; }
@@ -219,8 +203,8 @@ Tensor SafetensorsFile::read_tensor(const std::string& name) const {
     }
     return t;
   }
-  throw ModelError(path_ + ": tensor '" + name + "' has dtype " + e.dtype +
-                    ", which s2s cannot read (supported: F32, F16, BF16, I32, I64)");
+  fail("tensor '" + name + "' has dtype " + e.dtype +
+       ", which s2s cannot read (supported: F32, F16, BF16, I32, I64)");
 }
 
 }  // namespace s2s::formats

@@ -32,27 +32,20 @@
 
 #include <cstdint>
 #include <map>
-#include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "s2s/core/tensor.h"
 #include "s2s/formats/mapped_file.h"
+#include "s2s/formats/tensor_index.h"
 
 namespace s2s::formats {
 
-class SafetensorsFile {
+// names() lists the tensors in the order of their data in the file.
+class SafetensorsFile : public TensorIndex {
  public:
   explicit SafetensorsFile(const std::string& path);
-  ~SafetensorsFile();
-  SafetensorsFile(SafetensorsFile&&) noexcept;
-  SafetensorsFile& operator=(SafetensorsFile&&) noexcept;
 
-  const std::string& path() const { return path_; }
-  // Tensor names in the order of their data in the file.
-  std::vector<std::string> names() const;
-  bool contains(const std::string& name) const;
   const Shape& shape(const std::string& name) const;
   // The dtype string as written in the header, e.g. "F32", "BF16".
   const std::string& dtype_name(const std::string& name) const;
@@ -74,11 +67,9 @@ class SafetensorsFile {
   void parse_header();
   const Entry& find(const std::string& name) const;
 
-  std::string path_;
   MappedFile file_;
   std::uint64_t data_start_ = 0;  // 8 + N
-  std::vector<Entry> entries_;    // sorted by offset
-  std::unordered_map<std::string, std::size_t> index_;
+  std::vector<Entry> entries_;    // sorted by offset, the order of names()
   std::map<std::string, std::string> metadata_;
 };
 

@@ -1,5 +1,7 @@
 #include "s2s/model/model.h"
 
+#include "s2s/core/problems.h"
+
 namespace s2s {
 
 // The model doctor's load-time part: a SentencePiece model most of whose pieces have no id in
@@ -23,12 +25,7 @@ Model::Model(ModelConfig config, WeightStore weights, std::unique_ptr<text::Text
       weights_(std::move(weights)),
       codec_(std::move(codec)),
       info_(std::move(info)) {
-  const std::vector<std::string> problems = config_.validate();
-  if (!problems.empty()) {
-    std::string message = weights_.source() + ": invalid model: ";
-    for (std::size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];
-    throw ModelError(message);
-  }
+  throw_if_problems<ModelError>(weights_.source() + ": invalid model", config_.validate());
   check_vocabularies();
   weights_.set_linear_precision(precision);
   const dim_t d = config_.d_model;
@@ -43,11 +40,8 @@ Model::Model(ModelConfig config, WeightStore weights, std::unique_ptr<text::Text
       weights_, config_, weights_.take("decoder/embeddings", {config_.target_vocab_size, d}),
       positions.view());
   const std::vector<std::string> unused = weights_.untaken();
-  if (!unused.empty()) {
-    std::string names;
-    for (const std::string& n : unused) names += (names.empty() ? "" : ", ") + n;
-    throw ModelError(weights_.source() + ": tensors not used by the model: " + names);
-  }
+  if (!unused.empty())
+    throw ModelError(weights_.source() + ": tensors not used by the model: " + join(unused, ", "));
 }
 
 }  // namespace s2s

@@ -15,6 +15,7 @@
 #include <variant>
 
 #include "s2s/core/error.h"
+#include "s2s/core/strings.h"
 #include "s2s/core/threads.h"
 
 namespace s2s {
@@ -251,9 +252,7 @@ std::string sampling_name(const Sampling& s) {
 
 template <std::size_t N>
 std::string choices(const char* const (&names)[N]) {
-  std::string s;
-  for (const char* name : names) s += (s.empty() ? "" : ", ") + std::string(name);
-  return s;
+  return join(std::vector<std::string>(std::begin(names), std::end(names)), ", ");
 }
 
 // Sets spec's field from text; `where` names the flag or file and key for the message.

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "s2s/core/error.h"
+#include "s2s/core/strings.h"
 
 namespace s2s::text {
 namespace {
@@ -149,11 +150,7 @@ std::string TextCodec::decode_target(const std::vector<std::int32_t>& ids) const
     }
     return target_.spm->decode_ids(kept);
   }
-  if (!target_.spm) {
-    std::string text;
-    for (const std::string& p : pieces) text += (text.empty() ? "" : " ") + p;
-    return text;
-  }
+  if (!target_.spm) return join(pieces, " ");
   // SentencePiece copies pieces it does not know verbatim, '▁' included; map it to a space as
   // OPUS-MT's postprocess does (the dummy-prefix space of a first piece is dropped).
   const SentencePiece& spm = *target_.spm;
