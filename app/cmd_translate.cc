@@ -146,32 +146,6 @@ class InOrderWriter {
   bool closed_ = false;
 };
 
-// The text or n-best record of a split line (OutputFormatter's, output.h): each piece's
-// translation decoded on its own and joined with one space, which is what decoding the joined
-// hypothesis gives, without the few hundred bytes per token SentencePiece needs to decode a
-// megabyte line's translation at once.
-void append_split(const text::TextCodec& codec, OutputFormat format,
-                  const Translation& translation, const InputNotes& notes, std::size_t line_id,
-                  std::string& out) {
-  const Hypothesis& best = translation.hypotheses.front();
-  if (format == OutputFormat::nbest) out += std::to_string(line_id) + " ||| ";
-  std::size_t begin = 0;
-  bool first = true;
-  for (std::size_t end : notes.piece_ends) {
-    const std::string text = codec.decode_target(
-        std::vector<std::int32_t>(best.ids.begin() + static_cast<std::ptrdiff_t>(begin),
-                                  best.ids.begin() + static_cast<std::ptrdiff_t>(end)));
-    begin = end;
-    if (text.empty()) continue;
-    if (!first) out += ' ';
-    out += text;
-    first = false;
-  }
-  if (format == OutputFormat::nbest)
-    out += " ||| F0= " + marian_float(best.score) + " ||| " + marian_float(best.normalized_score);
-  out += '\n';
-}
-
 void run_translate(const TranslateArgs& args, const Context& context) {
   // A closed pipe must show up as EPIPE from write(), not kill the process.
   std::signal(SIGPIPE, SIG_IGN);
@@ -202,8 +176,9 @@ void run_translate(const TranslateArgs& args, const Context& context) {
     settings.translate.target_label = language_label(*model, settings.target_lang);
 
   const Translator translator(model, settings.translate);
-  const OutputFormatter formatter(model->codec(), settings.format,
-                                  settings.translate.search.n_best);
+  const OutputFormatter formatter(
+      model->codec(), settings.format, settings.translate.search.n_best,
+      settings.no_spm_decode ? TargetText::pieces : TargetText::decoded);
   const File output(args.output, true);
   // Progress only where it cannot mix with what the user types or reads.
   Progress progress(!settings.quiet && log::stderr_is_terminal() && !::isatty(input.fd()) &&
@@ -230,7 +205,7 @@ void run_translate(const TranslateArgs& args, const Context& context) {
           const std::size_t line_id = window_start + i;
           std::string record;
           if (settings.format != OutputFormat::jsonl && !notes.piece_ends.empty())
-            append_split(model->codec(), settings.format, translation, notes, line_id, record);
+            formatter.append_split(translation, notes.piece_ends, line_id, record);
           else
             formatter.append(translation, line_id, record);
           if (!writer.put(i, std::move(record), notes))

@@ -24,7 +24,8 @@ double json_number(float value) {
   return std::strtod(text, nullptr);
 }
 
-Json hypothesis_json(const text::TextCodec& codec, const Hypothesis* hypothesis) {
+Json hypothesis_json(const OutputFormatter& formatter, const text::TextCodec& codec,
+                     const Hypothesis* hypothesis) {
   Json record = Json::object();
   Json tokens = Json::array();
   Json token_scores = Json::array();
@@ -33,7 +34,7 @@ Json hypothesis_json(const text::TextCodec& codec, const Hypothesis* hypothesis)
     record["score"] = 0;
     record["normalized_score"] = 0;
   } else {
-    record["translation"] = codec.decode_target(hypothesis->ids);
+    record["translation"] = formatter.translation_text(hypothesis->ids);
     record["score"] = json_number(hypothesis->score);
     record["normalized_score"] = json_number(hypothesis->normalized_score);
     for (std::int32_t id : hypothesis->ids) tokens.push_back(codec.target_vocab().piece(id));
@@ -65,15 +66,45 @@ std::string marian_float(float value) {
 }
 
 OutputFormatter::OutputFormatter(const text::TextCodec& codec, OutputFormat format,
-                                 bool all_hypotheses)
-    : codec_(codec), format_(format), all_hypotheses_(all_hypotheses) {}
+                                 bool all_hypotheses, TargetText target_text)
+    : codec_(codec), format_(format), all_hypotheses_(all_hypotheses), target_text_(target_text) {}
+
+std::string OutputFormatter::translation_text(const std::vector<std::int32_t>& ids) const {
+  if (target_text_ == TargetText::decoded) return codec_.decode_target(ids);
+  std::string joined;
+  for (const std::string& piece : codec_.target_pieces(ids))
+    joined += (joined.empty() ? "" : " ") + piece;
+  return joined;
+}
+
+void OutputFormatter::append_split(const Translation& translation,
+                                   const std::vector<std::size_t>& piece_ends,
+                                   std::size_t line_id, std::string& out) const {
+  const Hypothesis& best = translation.hypotheses.front();
+  if (format_ == OutputFormat::nbest) out += std::to_string(line_id) + " ||| ";
+  std::size_t begin = 0;
+  bool first = true;
+  for (std::size_t end : piece_ends) {
+    const std::string piece_text = translation_text(
+        std::vector<std::int32_t>(best.ids.begin() + static_cast<std::ptrdiff_t>(begin),
+                                  best.ids.begin() + static_cast<std::ptrdiff_t>(end)));
+    begin = end;
+    if (piece_text.empty()) continue;
+    if (!first) out += ' ';
+    out += piece_text;
+    first = false;
+  }
+  if (format_ == OutputFormat::nbest)
+    out += " ||| F0= " + marian_float(best.score) + " ||| " + marian_float(best.normalized_score);
+  out += '\n';
+}
 
 void OutputFormatter::append(const Translation& translation, std::size_t line_id,
                              std::string& out) const {
   switch (format_) {
     case OutputFormat::text:
       if (!translation.hypotheses.empty())
-        out += codec_.decode_target(translation.hypotheses.front().ids);
+        out += translation_text(translation.hypotheses.front().ids);
       out += '\n';
       return;
     case OutputFormat::nbest:
@@ -96,17 +127,17 @@ void OutputFormatter::append_nbest(const Translation& translation, std::size_t l
   for (std::size_t k = 0; k < count; ++k) {
     const Hypothesis& h = translation.hypotheses[k];
     // "F0= " with a space: Marian's form when the score breakdown is kept (it is with --n-best).
-    out += id + " ||| " + codec_.decode_target(h.ids) + " ||| F0= " + marian_float(h.score) +
+    out += id + " ||| " + translation_text(h.ids) + " ||| F0= " + marian_float(h.score) +
            " ||| " + marian_float(h.normalized_score) + '\n';
   }
 }
 
 void OutputFormatter::append_jsonl(const Translation& translation, std::string& out) const {
   const auto& hypotheses = translation.hypotheses;
-  Json record = hypothesis_json(codec_, hypotheses.empty() ? nullptr : &hypotheses.front());
+  Json record = hypothesis_json(*this, codec_, hypotheses.empty() ? nullptr : &hypotheses.front());
   if (all_hypotheses_) {
     Json list = Json::array();
-    for (const Hypothesis& h : hypotheses) list.push_back(hypothesis_json(codec_, &h));
+    for (const Hypothesis& h : hypotheses) list.push_back(hypothesis_json(*this, codec_, &h));
     record["n_best"] = std::move(list);
   }
   // Invalid UTF-8 in a piece must not abort the run: replace it with U+FFFD.

@@ -12,6 +12,9 @@
 //          n_best. "tokens" holds the vocabulary piece of every target id, </s> included, so
 //          that it lines up with "token_scores" (one log-probability per id). A blank input
 //          line gives an empty translation, scores 0 and empty lists.
+// With TargetText::pieces (--no-spm-decode) every translation is printed as its target pieces
+// separated by spaces, </s> left out, instead of detokenized text: what marian-decoder
+// --no-spm-decode prints. "tokens" in jsonl is unchanged.
 // Every record ends with '\n'.
 #pragma once
 
@@ -19,6 +22,7 @@
 #include <iterator>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "s2s/pipeline/translator.h"
 #include "s2s/text/codec.h"
@@ -38,13 +42,28 @@ std::optional<OutputFormat> parse_output_format(const std::string& name);
 // Marian's float format for n-best lists: what `std::ostream << value` prints by default.
 std::string marian_float(float value);
 
+// How a translation's text is printed: detokenized by SentencePiece, or as its pieces.
+enum class TargetText { decoded, pieces };
+
 class OutputFormatter {
  public:
   // all_hypotheses: print the whole n-best list (--n-best), not only the best.
-  OutputFormatter(const text::TextCodec& codec, OutputFormat format, bool all_hypotheses);
+  OutputFormatter(const text::TextCodec& codec, OutputFormat format, bool all_hypotheses,
+                  TargetText target_text = TargetText::decoded);
 
   // Appends the record of input line `line_id` (0-based) to `out`.
   void append(const Translation& translation, std::size_t line_id, std::string& out) const;
+
+  // The text or nbest record of a line that was split into pieces translated separately, whose
+  // best hypothesis is their concatenation; piece_ends: where each piece's ids end. Each piece is
+  // decoded on its own and the texts joined with one space, which is what decoding the joined
+  // hypothesis gives, without the few hundred bytes per token SentencePiece needs to decode a
+  // megabyte line's translation at once. (jsonl records use append.)
+  void append_split(const Translation& translation, const std::vector<std::size_t>& piece_ends,
+                    std::size_t line_id, std::string& out) const;
+
+  // The printed text of target ids (up to the first </s>).
+  std::string translation_text(const std::vector<std::int32_t>& ids) const;
 
  private:
   void append_nbest(const Translation& translation, std::size_t line_id, std::string& out) const;
@@ -53,6 +72,7 @@ class OutputFormatter {
   const text::TextCodec& codec_;
   OutputFormat format_;
   bool all_hypotheses_;
+  TargetText target_text_;
 };
 
 }  // namespace s2s

@@ -26,6 +26,7 @@ struct TranslateSettings {
   dim_t workers = 1;           // translators running at once on one shared model
   ops::Precision precision = ops::Precision::f32;  // what the linear layers compute in
   OutputFormat format = OutputFormat::text;
+  bool no_spm_decode = false;  // print target pieces, not detokenized text (Marian's flag)
   bool quiet = false;
   std::string target_lang;  // multilingual models: the >>xxx<< label put before every line
   std::string source_spm;   // SentencePiece models for folders without them (CTranslate2)
