@@ -231,17 +231,57 @@ void check_all_used(const Ct2ModelFile& f, const WeightStore& w) {
   }
 }
 
-fs::path find_spm(const fs::path& folder, const std::string& given, const char* side) {
-  if (!given.empty()) return given;
-  for (const std::string& name : {std::string(side) + ".spm", std::string(side) + ".model",
-                                 std::string("sentencepiece.model")}) {
-    std::error_code ec;
-    if (fs::is_regular_file(folder / name, ec)) return folder / name;
+// The text files of a CTranslate2 folder: its vocabularies (shared_vocabulary.json, or
+// source_/target_vocabulary.json) and SentencePiece models, which converted folders often lack
+// (given by the caller then). Every missing one is listed, not just the first.
+struct TextFiles {
+  fs::path source_vocab, target_vocab, source_spm, target_spm;  // empty when missing
+  std::vector<std::string> missing;  // each with how to supply it
+};
+
+fs::path find_vocab(const fs::path& folder, bool shared, const char* side, TextFiles& files) {
+  const fs::path path = folder / (shared ? "shared_vocabulary.json"
+                                         : std::string(side) + "_vocabulary.json");
+  std::error_code ec;
+  if (fs::is_regular_file(path, ec)) return path;
+  files.missing.push_back(path.filename().string() + " (the " + side +
+                          " vocabulary; or shared_vocabulary.json)");
+  return {};
+}
+
+fs::path find_spm(const fs::path& folder, const std::string& given, const char* side,
+                  TextFiles& files) {
+  std::error_code ec;
+  const std::string flag = std::string("--") + side + "-spm";
+  if (!given.empty()) {
+    if (fs::is_regular_file(given, ec)) return given;
+    files.missing.push_back(flag + " " + given + " (no such file)");
+    return {};
   }
-  throw ModelError(folder.string() + ": no SentencePiece model (" + side +
-                   ".spm); CTranslate2 folders "
-                   "do not always include one: pass --" +
-                   side + "-spm FILE");
+  for (const std::string& name : {std::string(side) + ".spm", std::string(side) + ".model",
+                                 std::string("sentencepiece.model")})
+    if (fs::is_regular_file(folder / name, ec)) return folder / name;
+  files.missing.push_back(std::string(side) + ".spm (the " + side +
+                          " SentencePiece model, which CTranslate2 folders do not always "
+                          "include; or give " + flag + " FILE)");
+  return {};
+}
+
+TextFiles find_text_files(const fs::path& folder, const SpmPaths& spm) {
+  TextFiles files;
+  std::error_code ec;
+  const bool shared = fs::exists(folder / "shared_vocabulary.json", ec);
+  files.source_vocab = find_vocab(folder, shared, "source", files);
+  files.target_vocab = shared ? files.source_vocab : find_vocab(folder, false, "target", files);
+  files.source_spm = find_spm(folder, spm.source, "source", files);
+  files.target_spm = find_spm(folder, spm.target, "target", files);
+  return files;
+}
+
+std::string missing_message(const fs::path& folder, const std::vector<std::string>& missing) {
+  std::string message = folder.string() + ": missing for translation: ";
+  for (std::size_t i = 0; i < missing.size(); ++i) message += (i ? "; " : "") + missing[i];
+  return message;
 }
 
 }  // namespace
@@ -252,8 +292,14 @@ bool looks_like_ct2(const fs::path& folder) {
 }
 
 std::shared_ptr<const Model> load_ct2(const fs::path& folder, const SpmPaths& spm,
-                                      ops::Precision precision) {
+                                      ops::Precision precision, LoadFor purpose) {
   const fs::path bin = folder / "model.bin";
+  // Checked before the weights load: translation fails at once, naming everything missing.
+  const TextFiles text_files = find_text_files(folder, spm);
+  // Without its vocabularies a model cannot be described either (special ids, sizes checked).
+  const bool vocab_missing = text_files.source_vocab.empty() || text_files.target_vocab.empty();
+  if (!text_files.missing.empty() && (purpose == LoadFor::translation || vocab_missing))
+    throw ModelError(missing_message(folder, text_files.missing));
   nlohmann::json cfg = nlohmann::json::object();
   std::error_code ec;
   if (fs::exists(folder / "config.json", ec)) {
@@ -270,16 +316,12 @@ std::shared_ptr<const Model> load_ct2(const fs::path& folder, const SpmPaths& sp
   load_weights(file, config, weights);
   check_all_used(file, weights);
 
-  const bool shared_vocab = fs::exists(folder / "shared_vocabulary.json", ec);
-  const fs::path source_vocab =
-      folder / (shared_vocab ? "shared_vocabulary.json" : "source_vocabulary.json");
-  const fs::path target_vocab =
-      folder / (shared_vocab ? "shared_vocabulary.json" : "target_vocabulary.json");
-  const fs::path source_spm = find_spm(folder, spm.source, "source");
-  const fs::path target_spm = find_spm(folder, spm.target, "target");
-  auto codec = std::make_unique<text::TextCodec>(
-      text::TextCodec::load(source_spm.string(), source_vocab.string(), config.source_vocab_size,
-                            target_spm.string(), target_vocab.string(), config.target_vocab_size));
+  const TextFiles& f = text_files;
+  // A missing SentencePiece model (inspection only) leaves that side without one: the
+  // vocabulary and everything else can still be described.
+  auto codec = std::make_unique<text::TextCodec>(text::TextCodec::load(
+      f.source_spm.string(), f.source_vocab.string(), config.source_vocab_size,
+      f.target_spm.string(), f.target_vocab.string(), config.target_vocab_size));
   codec->set_add_source_eos(config.add_source_eos);
   const text::Vocabulary& tv = codec->target_vocab();
   config.source_eos_id = codec->source_vocab().eos_id();
@@ -293,11 +335,13 @@ std::shared_ptr<const Model> load_ct2(const fs::path& folder, const SpmPaths& sp
   ModelInfo info;
   info.format = "ctranslate2";
   info.folder = folder.string();
+  const auto shown = [](const fs::path& p) -> std::string { return p.empty() ? "(missing)" : p.string(); };
   info.files = {{"model", bin.string()},
-                {"source vocabulary", source_vocab.string()},
-                {"target vocabulary", target_vocab.string()},
-                {"source SentencePiece", source_spm.string()},
-                {"target SentencePiece", target_spm.string()}};
+                {"source vocabulary", f.source_vocab.string()},
+                {"target vocabulary", f.target_vocab.string()},
+                {"source SentencePiece", shown(f.source_spm)},
+                {"target SentencePiece", shown(f.target_spm)}};
+  info.missing = f.missing;
   // CTranslate2's translate defaults: <unk> allowed, </s> never as the first token.
   info.search_defaults = {{"allow-unk", "true"}, {"min-length", "1"}};
   info.search_defaults_source = "CTranslate2's decoding defaults";

@@ -19,9 +19,15 @@ struct SpmPaths {
   std::string target;
 };
 
+// What a model is loaded for. For translation every file must be there (one ModelError naming
+// each missing file); for inspection (`s2s info`) a folder without its SentencePiece models is
+// still described, and ModelInfo::missing lists what translation would need.
+enum class LoadFor { translation, inspection };
+
 bool looks_like_ct2(const std::filesystem::path& folder);
 
 std::shared_ptr<const Model> load_ct2(const std::filesystem::path& folder, const SpmPaths& spm,
-                                      ops::Precision precision = ops::Precision::f32);
+                                      ops::Precision precision = ops::Precision::f32,
+                                      LoadFor purpose = LoadFor::translation);
 
 }  // namespace s2s::formats

@@ -54,7 +54,7 @@ std::shared_ptr<const Model> load_marian(const fs::path& folder, ops::Precision 
 }  // namespace
 
 std::shared_ptr<const Model> load_model(const std::string& path, const SpmPaths& spm,
-                                        ops::Precision precision) {
+                                        ops::Precision precision, LoadFor purpose) {
   std::error_code ec;
   fs::path folder(path);
   if (!fs::exists(folder, ec)) throw ModelError(path + ": no such model folder");
@@ -62,7 +62,7 @@ std::shared_ptr<const Model> load_model(const std::string& path, const SpmPaths&
   if (folder.empty()) folder = ".";
   if (looks_like_marian(folder)) return load_marian(folder, precision);
   if (looks_like_hf_marian(folder)) return load_hf_marian(folder, precision);
-  if (looks_like_ct2(folder)) return load_ct2(folder, spm, precision);
+  if (looks_like_ct2(folder)) return load_ct2(folder, spm, precision, purpose);
   throw ModelError(path + ": not a model folder (looked for a Marian decoder.yml or .npz, a Hugging "
                    "Face config.json with model.safetensors, or a CTranslate2 model.bin)");
 }
