@@ -176,9 +176,8 @@ void run_translate(const TranslateArgs& args, const Context& context) {
     settings.translate.target_label = language_label(*model, settings.target_lang);
 
   const Translator translator(model, settings.translate);
-  const OutputFormatter formatter(
-      model->codec(), settings.format, settings.translate.search.n_best,
-      settings.no_spm_decode ? TargetText::pieces : TargetText::decoded);
+  const OutputFormatter formatter(model->codec(), settings.format,
+                                  settings.translate.search.n_best, target_text(settings));
   const File output(args.output, true);
   // Progress only where it cannot mix with what the user types or reads.
   Progress progress(!settings.quiet && log::stderr_is_terminal() && !::isatty(input.fd()) &&

@@ -46,6 +46,11 @@ struct OptionRow {
   std::string default_value;  // the built-in default, as text
 };
 
+// How translations are printed: detokenized, or as pieces with --no-spm-decode.
+inline TargetText target_text(const TranslateSettings& settings) {
+  return settings.no_spm_decode ? TargetText::pieces : TargetText::decoded;
+}
+
 // --workers N translators, each with --threads compute threads; --threads 0 shares the cores
 // (OMP_NUM_THREADS when set) among the workers.
 ParallelOptions parallel_options(const TranslateSettings& settings);
