@@ -224,8 +224,8 @@ void run_translate(const TranslateArgs& args, const Context& context) {
 void set_translate_command(CLI::App& app, const Context& context) {
   auto args = std::make_shared<TranslateArgs>();
   CLI::App* cmd = app.add_subcommand("translate", "Translate text, one sentence per line");
+  add_log_flag(*cmd);  // first: the errors of every other option reach the log too
   add_model_flags(*cmd, args->model);
-  add_log_flag(*cmd);
   cmd->add_option("-i,--input", args->input, "Input file ('-' = stdin)");
   cmd->add_option("-o,--output", args->output, "Output file ('-' = stdout)");
   cmd->add_option("--config", args->config,

@@ -53,8 +53,11 @@ TEST_CASE("translate --log: stderr's messages and the summary are appended to th
   REQUIRE(starts_with(after_quiet, after_first));
   CHECK(starts_with(after_quiet.substr(after_first.size()), first.err));
 
-  // The error that ends a run: the same line in both places (usage and model errors).
-  for (const std::string& bad : {kModel + " --workers 0", "-m '" + (dir / "none").string() + "'"}) {
+  // The error that ends a run: the same line in both places (usage errors, from the table, from
+  // CLI11 and from an option read before --log, and a model error).
+  for (const std::string& bad : {kModel + " --workers 0", kModel + " --format xml",
+                                 kModel + " -v a.spm b.spm",
+                                 "-m '" + (dir / "none").string() + "'"}) {
     std::remove(log.c_str());
     const auto failed = test::run_s2s("translate " + bad + options, kInput);
     INFO(failed.err);
