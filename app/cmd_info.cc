@@ -1,4 +1,6 @@
-// s2s info: what a model is, and whether it is sound.
+// s2s info: what a model is, and whether it is sound. A folder that lacks only what translation
+// needs (a CTranslate2 folder without its SentencePiece models) is still described, and the
+// missing files are listed at the end (exit 0: the description is what was asked for).
 #include <cstdio>
 #include <memory>
 
@@ -35,7 +37,8 @@ struct InfoArgs {
 
 void run_info(const InfoArgs& args, const Context& context) {
   const std::shared_ptr<const Model> model =
-      formats::load_model(model_path(args.model, context), args.spm);
+      formats::load_model(model_path(args.model, context), args.spm, ops::Precision::f32,
+                          formats::LoadFor::inspection);
   const ModelConfig& c = model->config();
   const ModelInfo& info = model->info();
   const text::TextCodec& codec = model->codec();
@@ -67,8 +70,12 @@ void run_info(const InfoArgs& args, const Context& context) {
               c.source_eos_id, c.eos_id, c.unk_id,
               c.decoder_start_id < 0 ? "zero vector" : std::to_string(c.decoder_start_id).c_str());
   std::printf("  source </s> appended: %s\n", yes_no(c.add_source_eos));
-  print_coverage("source", codec.source_coverage());
-  print_coverage("target", codec.target_coverage());
+  if (info.missing.empty()) {
+    print_coverage("source", codec.source_coverage());
+    print_coverage("target", codec.target_coverage());
+  } else {
+    std::printf("  SentencePiece coverage: not checked (files missing, below)\n");
+  }
   const std::vector<std::string> labels = codec.source_vocab().language_tokens();
   if (!labels.empty()) {
     std::printf("target languages (--target-lang):");
@@ -86,6 +93,11 @@ void run_info(const InfoArgs& args, const Context& context) {
   if (!ignored.empty())
     std::printf("model settings (%s), ignored:%s\n", info.search_defaults_source.c_str(),
                 ignored.c_str());
+  // Last, where it is seen: the model is described, but translate and score would refuse it.
+  if (!info.missing.empty()) {
+    std::printf("missing for translation (translate and score refuse this folder):\n");
+    for (const std::string& m : info.missing) std::printf("  %s\n", m.c_str());
+  }
 }
 
 }  // namespace

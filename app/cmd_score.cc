@@ -148,6 +148,7 @@ void set_score_command(CLI::App& app, const Context& context) {
   auto args = std::make_shared<ScoreArgs>();
   CLI::App* cmd = app.add_subcommand(
       "score", "Score (source, target) pairs: log-probability of the target, like marian-scorer");
+  add_log_flag(*cmd);  // first: the errors of every other option reach the log too
   add_model_flags(*cmd, args->model);
   cmd->add_option("--source", args->source, "Source sentences, one per line [default: none]");
   cmd->add_option("--target", args->target,

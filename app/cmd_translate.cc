@@ -145,30 +145,6 @@ class InOrderWriter {
   bool closed_ = false;
 };
 
-// The text or n-best record of a split line (OutputFormatter's, output.h): each piece's
-// translation decoded on its own and joined with one space, which is what decoding the joined
-// hypothesis gives, without the few hundred bytes per token SentencePiece needs to decode a
-// megabyte line's translation at once.
-void append_split(const text::TextCodec& codec, OutputFormat format,
-                  const Translation& translation, const InputNotes& notes, std::size_t line_id,
-                  std::string& out) {
-  const Hypothesis& best = translation.hypotheses.front();
-  if (format == OutputFormat::nbest) out += std::to_string(line_id) + " ||| ";
-  std::size_t begin = 0;
-  std::vector<std::string> texts;
-  for (std::size_t end : notes.piece_ends) {
-    std::string text = codec.decode_target(
-        std::vector<std::int32_t>(best.ids.begin() + static_cast<std::ptrdiff_t>(begin),
-                                  best.ids.begin() + static_cast<std::ptrdiff_t>(end)));
-    begin = end;
-    if (!text.empty()) texts.push_back(std::move(text));
-  }
-  out += join(texts, " ");
-  if (format == OutputFormat::nbest)
-    out += " ||| F0= " + marian_float(best.score) + " ||| " + marian_float(best.normalized_score);
-  out += '\n';
-}
-
 void run_translate(const TranslateArgs& args, const Context& context) {
   // A closed pipe must show up as EPIPE from write(), not kill the process.
   std::signal(SIGPIPE, SIG_IGN);
@@ -200,7 +176,7 @@ void run_translate(const TranslateArgs& args, const Context& context) {
 
   const Translator translator(model, settings.translate);
   const OutputFormatter formatter(model->codec(), settings.format,
-                                  settings.translate.search.n_best);
+                                  settings.translate.search.n_best, target_text(settings));
   const File output(args.output, true);
   // Progress only where it cannot mix with what the user types or reads.
   Progress progress(!settings.quiet && log::stderr_is_terminal() && !::isatty(input.fd()) &&
@@ -227,7 +203,7 @@ void run_translate(const TranslateArgs& args, const Context& context) {
           const std::size_t line_id = window_start + i;
           std::string record;
           if (settings.format != OutputFormat::jsonl && !notes.piece_ends.empty())
-            append_split(model->codec(), settings.format, translation, notes, line_id, record);
+            formatter.append_split(translation, notes.piece_ends, line_id, record);
           else
             formatter.append(translation, line_id, record);
           if (!writer.put(i, std::move(record), notes))
@@ -247,6 +223,7 @@ void run_translate(const TranslateArgs& args, const Context& context) {
 void set_translate_command(CLI::App& app, const Context& context) {
   auto args = std::make_shared<TranslateArgs>();
   CLI::App* cmd = app.add_subcommand("translate", "Translate text, one sentence per line");
+  add_log_flag(*cmd);  // first: the errors of every other option reach the log too
   add_model_flags(*cmd, args->model);
   cmd->add_option("-i,--input", args->input, "Input file ('-' = stdin)");
   cmd->add_option("-o,--output", args->output, "Output file ('-' = stdout)");

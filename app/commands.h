@@ -22,6 +22,11 @@ std::string model_path(const std::string& given, const Context& context);
 // -v/--vocabs, which s2s refuses saying where it takes vocabularies from.
 void add_model_flags(CLI::App& cmd, std::string& model);
 
+// --log FILE (Marian's): from the moment the option is read, every message on stderr but the
+// progress line is also appended to FILE (s2s/core/log.h). Registered before the other options
+// so that their errors reach the file too.
+void add_log_flag(CLI::App& cmd);
+
 // The file --config names: the path given, or a shipped config by name (`--config fast`).
 std::string config_path(const std::string& given, const Context& context);
 

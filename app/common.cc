@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "s2s/core/error.h"
+#include "s2s/core/log.h"
 #include "s2s/formats/detect.h"
 
 namespace s2s::app {
@@ -43,6 +44,15 @@ void add_model_flags(CLI::App& cmd, std::string& model) {
                  "Marian's vocabulary files: not needed (s2s reads them from the model folder)")
       ->type_name("FILE")
       ->expected(1, 2);
+}
+
+void add_log_flag(CLI::App& cmd) {
+  cmd.add_option_function<std::string>(
+         "--log", [](const std::string& path) { log::open_file(path); },
+         "Also append every message written to stderr (warnings, errors, the final summary; not "
+         "the progress line) to FILE, as Marian's --log does; --quiet silences stderr only "
+         "[default: none]")
+      ->type_name("FILE");
 }
 
 std::string config_path(const std::string& given, const Context& context) {

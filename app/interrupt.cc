@@ -6,6 +6,8 @@
 #include <csignal>
 #include <thread>
 
+#include "s2s/core/log.h"
+
 namespace s2s::app {
 namespace {
 
@@ -15,9 +17,7 @@ std::atomic<bool> g_graceful{false};
 
 // _exit, not exit: the main thread goes on running, and static destructors must not run under it.
 void end_now(int signal) {
-  const std::string message = "s2s: " + interrupted_message(0) + "\n";
-  ssize_t ignored = ::write(STDERR_FILENO, message.data(), message.size());
-  (void)ignored;
+  log::notice(interrupted_message(0));
   ::_exit(128 + signal);
 }
 

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "s2s/core/error.h"
+#include "s2s/core/log.h"
 
 namespace s2s::app {
 
@@ -52,14 +53,14 @@ bool write_all(int fd, const std::string& data) {
 }
 
 void Progress::update(std::size_t lines, bool final) {
-  if (!shown_) return;
   const auto now = Clock::now();
-  if (!final && now - last_ < std::chrono::milliseconds(250)) return;
+  if (!final && (!shown_ || now - last_ < std::chrono::milliseconds(250))) return;
   last_ = now;
   const double seconds = std::chrono::duration<double>(now - start_).count();
-  std::fprintf(stderr, "\rs2s: %zu lines, %.1f lines/s%s", lines,
-               seconds > 0 ? static_cast<double>(lines) / seconds : 0.0, final ? "\n" : "");
-  std::fflush(stderr);
+  char text[96];
+  std::snprintf(text, sizeof text, "%zu lines, %.1f lines/s", lines,
+                seconds > 0 ? static_cast<double>(lines) / seconds : 0.0);
+  log::progress(text, final, shown_);
 }
 
 }  // namespace s2s::app

@@ -28,7 +28,7 @@ class File {
 bool write_all(int fd, const std::string& data);
 
 // "s2s: 1200 lines, 85.3 lines/s" on one rewritten stderr line, at most 4 times a second, only
-// when `shown`.
+// when `shown`; the final one is also the run's summary in the log file (log.h), shown or not.
 class Progress {
  public:
   explicit Progress(bool shown) : shown_(shown), start_(Clock::now()), last_(start_) {}

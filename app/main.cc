@@ -1,6 +1,7 @@
 // s2s: translate, score and inspect Transformer translation models on the CPU.
-// Every error reaches the one catch block here: one line on stderr, exit 2 for usage errors and
-// 1 for everything else (model, input, internal), 128 + the signal after Ctrl-C (interrupt.h).
+// Every error reaches the one catch block here: one line on stderr (and in the --log file,
+// through s2s/core/log.h), exit 2 for usage errors and 1 for everything else (model, input,
+// internal), 128 + the signal after Ctrl-C (interrupt.h).
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -12,6 +13,7 @@
 #include "interrupt.h"
 #include "s2s/core/allocator.h"
 #include "s2s/core/error.h"
+#include "s2s/core/log.h"
 
 namespace {
 
@@ -20,7 +22,7 @@ namespace {
 int finish_output() {
   std::cout.flush();
   if (std::fflush(stdout) == 0 && !std::ferror(stdout) && std::cout.good()) return 0;
-  std::fprintf(stderr, "s2s: error: cannot write output: %s\n", std::strerror(errno));
+  s2s::log::error(std::string("cannot write output: ") + std::strerror(errno));
   return 1;
 }
 
@@ -57,20 +59,19 @@ int main(int argc, char** argv) {
     // CLI11: "The following argument was not expected: --frob"; the flag goes first here.
     const std::string what = e.what();
     const std::string extras = what.substr(what.find(':') + 1);
-    std::fprintf(stderr, "s2s: error: unknown option%s (see %s --help)\n", extras.c_str(),
-                 command().c_str());
+    s2s::log::error("unknown option" + extras + " (see " + command() + " --help)");
     return 2;
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "s2s: error: %s (see %s --help)\n", e.what(), command().c_str());
+    s2s::log::error(std::string(e.what()) + " (see " + command() + " --help)");
     return 2;
   } catch (const s2s::UsageError& e) {
-    std::fprintf(stderr, "s2s: error: %s\n", e.what());
+    s2s::log::error(e.what());
     return 2;
   } catch (const s2s::app::Interrupted& e) {
-    std::fprintf(stderr, "s2s: %s\n", e.what());
+    s2s::log::notice(e.what());
     return e.exit_code();
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "s2s: error: %s\n", e.what());
+    s2s::log::error(e.what());
     return 1;
   }
 }

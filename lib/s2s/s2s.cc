@@ -37,12 +37,14 @@ Engine& Engine::operator=(Engine&&) noexcept = default;
 std::vector<std::vector<Candidate>> Engine::translate_n_best(
     const std::vector<std::string>& lines) const {
   std::vector<std::vector<Candidate>> results(lines.size());
-  const text::TextCodec& codec = impl_->model->codec();
+  // Only its text conversion is used: detokenized, or pieces with "no-spm-decode".
+  const OutputFormatter formatter(impl_->model->codec(), OutputFormat::text, true,
+                                  target_text(impl_->settings));
   translate_in_parallel(*impl_->translator, lines, parallel_options(impl_->settings),
                         [&](std::size_t i, Translation translation, const InputNotes&) {
                           for (const Hypothesis& h : translation.hypotheses)
-                            results[i].push_back(
-                                {codec.decode_target(h.ids), h.score, h.normalized_score});
+                            results[i].push_back({formatter.translation_text(h.ids), h.score,
+                                                  h.normalized_score});
                         });
   return results;
 }

@@ -34,6 +34,25 @@ TEST_CASE("Engine translates as the Translator does, with the model's own settin
   CHECK(texts[1].empty());
 }
 
+TEST_CASE("Engine with no-spm-decode gives the target pieces separated by spaces", "[pipeline]") {
+  const std::string folder = test::data_path("models/marian-postnorm-swish-tiedall");
+  const std::vector<std::string> lines = {"The license is free.", ""};
+  const Engine engine(folder, {{"no-spm-decode", "true"}, {"beam-size", "2"}, {"normalize", "0"},
+                               {"threads", "1"}});
+  const std::vector<std::string> texts = engine.translate(lines);
+  const auto model = formats::load_model(folder);
+  TranslateOptions options;
+  options.search.beam_size = 2;
+  const std::vector<Translation> expected = Translator(model, options).translate(lines);
+  REQUIRE(texts.size() == 2);
+  std::string want;
+  for (const std::string& piece : model->codec().target_pieces(expected[0].hypotheses[0].ids))
+    want += (want.empty() ? "" : " ") + piece;
+  CHECK(texts[0] == want);
+  CHECK(texts[0] != model->codec().decode_target(expected[0].hypotheses[0].ids));
+  CHECK(texts[1].empty());
+}
+
 TEST_CASE("Engine gives n-best lists with scores, and scores pairs", "[pipeline]") {
   const std::string folder = test::data_path("models/marian-postnorm-swish-tiedall");
   const Engine engine(folder, {{"beam-size", "4"}, {"n-best", "true"}, {"threads", "1"}});

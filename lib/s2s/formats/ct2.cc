@@ -225,17 +225,55 @@ void check_all_used(const Ct2ModelFile& f, const WeightStore& w) {
     throw ModelError(f.path() + ": variables this loader does not know: " + join(unexpected, ", "));
 }
 
-fs::path find_spm(const fs::path& folder, const std::string& given, const char* side) {
-  if (!given.empty()) return given;
-  for (const std::string& name : {std::string(side) + ".spm", std::string(side) + ".model",
-                                 std::string("sentencepiece.model")}) {
-    std::error_code ec;
-    if (fs::is_regular_file(folder / name, ec)) return folder / name;
+// The text files of a CTranslate2 folder: its vocabularies (shared_vocabulary.json, or
+// source_/target_vocabulary.json) and SentencePiece models, which converted folders often lack
+// (given by the caller then). Every missing one is listed, not just the first.
+struct FolderFiles {
+  fs::path source_vocab, target_vocab, source_spm, target_spm;  // empty when missing
+  std::vector<std::string> missing;  // each with how to supply it
+};
+
+fs::path find_vocab(const fs::path& folder, bool shared, const char* side, FolderFiles& files) {
+  const fs::path path = folder / (shared ? "shared_vocabulary.json"
+                                         : std::string(side) + "_vocabulary.json");
+  std::error_code ec;
+  if (fs::is_regular_file(path, ec)) return path;
+  files.missing.push_back(path.filename().string() + " (the " + side +
+                          " vocabulary; or shared_vocabulary.json)");
+  return {};
+}
+
+fs::path find_spm(const fs::path& folder, const std::string& given, const char* side,
+                  FolderFiles& files) {
+  std::error_code ec;
+  const std::string flag = std::string("--") + side + "-spm";
+  if (!given.empty()) {
+    if (fs::is_regular_file(given, ec)) return given;
+    files.missing.push_back(flag + " " + given + " (no such file)");
+    return {};
   }
-  throw ModelError(folder.string() + ": no SentencePiece model (" + side +
-                   ".spm); CTranslate2 folders "
-                   "do not always include one: pass --" +
-                   side + "-spm FILE");
+  for (const std::string& name : {std::string(side) + ".spm", std::string(side) + ".model",
+                                 std::string("sentencepiece.model")})
+    if (fs::is_regular_file(folder / name, ec)) return folder / name;
+  files.missing.push_back(std::string(side) + ".spm (the " + side +
+                          " SentencePiece model, which CTranslate2 folders do not always "
+                          "include; or give " + flag + " FILE)");
+  return {};
+}
+
+FolderFiles find_text_files(const fs::path& folder, const SpmPaths& spm) {
+  FolderFiles files;
+  std::error_code ec;
+  const bool shared = fs::exists(folder / "shared_vocabulary.json", ec);
+  files.source_vocab = find_vocab(folder, shared, "source", files);
+  files.target_vocab = shared ? files.source_vocab : find_vocab(folder, false, "target", files);
+  files.source_spm = find_spm(folder, spm.source, "source", files);
+  files.target_spm = find_spm(folder, spm.target, "target", files);
+  return files;
+}
+
+std::string missing_message(const fs::path& folder, const std::vector<std::string>& missing) {
+  return folder.string() + ": missing for translation: " + join(missing, "; ");
 }
 
 }  // namespace
@@ -245,8 +283,14 @@ bool looks_like_ct2(const fs::path& folder) {
   return fs::is_regular_file(folder / "model.bin", ec);
 }
 
-ModelParts read_ct2(const fs::path& folder, const SpmPaths& spm) {
+ModelParts read_ct2(const fs::path& folder, const SpmPaths& spm, LoadFor purpose) {
   const fs::path bin = folder / "model.bin";
+  // Checked before the weights load: translation fails at once, naming everything missing.
+  const FolderFiles text_files = find_text_files(folder, spm);
+  // Without its vocabularies a model cannot be described either (special ids, sizes checked).
+  const bool vocab_missing = text_files.source_vocab.empty() || text_files.target_vocab.empty();
+  if (!text_files.missing.empty() && (purpose == LoadFor::translation || vocab_missing))
+    throw ModelError(missing_message(folder, text_files.missing));
   nlohmann::json cfg = nlohmann::json::object();
   std::error_code ec;
   if (fs::exists(folder / "config.json", ec)) {
@@ -264,13 +308,12 @@ ModelParts read_ct2(const fs::path& folder, const SpmPaths& spm) {
   load_weights(file, parts.config, parts.weights);
   check_all_used(file, parts.weights);
 
-  const bool shared_vocab = fs::exists(folder / "shared_vocabulary.json", ec);
-  parts.source.vocab =
-      folder / (shared_vocab ? "shared_vocabulary.json" : "source_vocabulary.json");
-  parts.target.vocab =
-      folder / (shared_vocab ? "shared_vocabulary.json" : "target_vocabulary.json");
-  parts.source.spm = find_spm(folder, spm.source, "source");
-  parts.target.spm = find_spm(folder, spm.target, "target");
+  parts.source.vocab = text_files.source_vocab;
+  parts.target.vocab = text_files.target_vocab;
+  // A missing SentencePiece model (inspection only) leaves that side without one: the
+  // vocabulary and everything else can still be described.
+  parts.source.spm = text_files.source_spm;
+  parts.target.spm = text_files.target_spm;
   parts.eos_token = cfg.value("eos_token", std::string("</s>"));
   parts.unk_token = cfg.value("unk_token", std::string("<unk>"));
   // Marian conversions start from a zero vector; others from the decoder start token.
@@ -282,11 +325,13 @@ ModelParts read_ct2(const fs::path& folder, const SpmPaths& spm) {
   ModelInfo& info = parts.info;
   info.format = "ctranslate2";
   info.folder = folder.string();
+  const auto shown = [](const fs::path& p) -> std::string { return p.empty() ? "(missing)" : p.string(); };
   info.files = {{"model", bin.string()},
-                {"source vocabulary", parts.source.vocab.string()},
-                {"target vocabulary", parts.target.vocab.string()},
-                {"source SentencePiece", parts.source.spm.string()},
-                {"target SentencePiece", parts.target.spm.string()}};
+                {"source vocabulary", text_files.source_vocab.string()},
+                {"target vocabulary", text_files.target_vocab.string()},
+                {"source SentencePiece", shown(text_files.source_spm)},
+                {"target SentencePiece", shown(text_files.target_spm)}};
+  info.missing = text_files.missing;
   // CTranslate2's translate defaults: <unk> allowed, </s> never as the first token.
   info.search_defaults = {{"allow-unk", "true"}, {"min-length", "1"}};
   info.search_defaults_source = "CTranslate2's decoding defaults";

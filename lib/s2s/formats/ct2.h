@@ -18,8 +18,14 @@ struct SpmPaths {
   std::string target;
 };
 
+// What a model is loaded for. For translation every file must be there (one ModelError naming
+// each missing file); for inspection (`s2s info`) a folder without its SentencePiece models is
+// still described, and ModelInfo::missing lists what translation would need.
+enum class LoadFor { translation, inspection };
+
 bool looks_like_ct2(const std::filesystem::path& folder);
 
-ModelParts read_ct2(const std::filesystem::path& folder, const SpmPaths& spm);
+ModelParts read_ct2(const std::filesystem::path& folder, const SpmPaths& spm,
+                    LoadFor purpose = LoadFor::translation);
 
 }  // namespace s2s::formats

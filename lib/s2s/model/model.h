@@ -26,6 +26,9 @@ struct ModelInfo {
   // they come from, for messages.
   std::vector<std::pair<std::string, std::string>> search_defaults;
   std::string search_defaults_source;
+  // Files translation needs that the folder lacks, each with how to supply it; only a model
+  // loaded for inspection (formats::LoadFor) can have any.
+  std::vector<std::string> missing;
 };
 
 class Model {

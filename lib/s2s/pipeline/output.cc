@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "s2s/core/strings.h"
+
 namespace s2s {
 namespace {
 
@@ -37,7 +39,8 @@ void add_scores(const text::TextCodec& codec, const std::vector<std::int32_t>& i
   record["token_scores"] = std::move(token_scores);
 }
 
-Json hypothesis_json(const text::TextCodec& codec, const Hypothesis* hypothesis) {
+Json hypothesis_json(const OutputFormatter& formatter, const text::TextCodec& codec,
+                     const Hypothesis* hypothesis) {
   Json record = Json::object();
   if (hypothesis == nullptr) {  // a blank input line
     record["translation"] = "";
@@ -46,7 +49,7 @@ Json hypothesis_json(const text::TextCodec& codec, const Hypothesis* hypothesis)
     record["tokens"] = Json::array();
     record["token_scores"] = Json::array();
   } else {
-    record["translation"] = codec.decode_target(hypothesis->ids);
+    record["translation"] = formatter.translation_text(hypothesis->ids);
     add_scores(codec, hypothesis->ids, hypothesis->score, hypothesis->normalized_score,
                hypothesis->token_scores, record);
   }
@@ -80,15 +83,43 @@ std::string marian_float(float value) {
 }
 
 OutputFormatter::OutputFormatter(const text::TextCodec& codec, OutputFormat format,
-                                 bool all_hypotheses)
-    : codec_(codec), format_(format), all_hypotheses_(all_hypotheses) {}
+                                 bool all_hypotheses, TargetText target_text)
+    : codec_(codec), format_(format), all_hypotheses_(all_hypotheses), target_text_(target_text) {}
+
+std::string OutputFormatter::translation_text(const std::vector<std::int32_t>& ids) const {
+  if (target_text_ == TargetText::decoded) return codec_.decode_target(ids);
+  std::string joined;
+  for (const std::string& piece : codec_.target_pieces(ids))
+    joined += (joined.empty() ? "" : " ") + piece;
+  return joined;
+}
+
+void OutputFormatter::append_split(const Translation& translation,
+                                   const std::vector<std::size_t>& piece_ends,
+                                   std::size_t line_id, std::string& out) const {
+  const Hypothesis& best = translation.hypotheses.front();
+  if (format_ == OutputFormat::nbest) out += std::to_string(line_id) + " ||| ";
+  std::size_t begin = 0;
+  std::vector<std::string> texts;
+  for (std::size_t end : piece_ends) {
+    std::string piece_text = translation_text(
+        std::vector<std::int32_t>(best.ids.begin() + static_cast<std::ptrdiff_t>(begin),
+                                  best.ids.begin() + static_cast<std::ptrdiff_t>(end)));
+    begin = end;
+    if (!piece_text.empty()) texts.push_back(std::move(piece_text));
+  }
+  out += join(texts, " ");
+  if (format_ == OutputFormat::nbest)
+    out += " ||| F0= " + marian_float(best.score) + " ||| " + marian_float(best.normalized_score);
+  out += '\n';
+}
 
 void OutputFormatter::append(const Translation& translation, std::size_t line_id,
                              std::string& out) const {
   switch (format_) {
     case OutputFormat::text:
       if (!translation.hypotheses.empty())
-        out += codec_.decode_target(translation.hypotheses.front().ids);
+        out += translation_text(translation.hypotheses.front().ids);
       out += '\n';
       return;
     case OutputFormat::nbest:
@@ -111,17 +142,17 @@ void OutputFormatter::append_nbest(const Translation& translation, std::size_t l
   for (std::size_t k = 0; k < count; ++k) {
     const Hypothesis& h = translation.hypotheses[k];
     // "F0= " with a space: Marian's form when the score breakdown is kept (it is with --n-best).
-    out += id + " ||| " + codec_.decode_target(h.ids) + " ||| F0= " + marian_float(h.score) +
+    out += id + " ||| " + translation_text(h.ids) + " ||| F0= " + marian_float(h.score) +
            " ||| " + marian_float(h.normalized_score) + '\n';
   }
 }
 
 void OutputFormatter::append_jsonl(const Translation& translation, std::string& out) const {
   const auto& hypotheses = translation.hypotheses;
-  Json record = hypothesis_json(codec_, hypotheses.empty() ? nullptr : &hypotheses.front());
+  Json record = hypothesis_json(*this, codec_, hypotheses.empty() ? nullptr : &hypotheses.front());
   if (all_hypotheses_) {
     Json list = Json::array();
-    for (const Hypothesis& h : hypotheses) list.push_back(hypothesis_json(codec_, &h));
+    for (const Hypothesis& h : hypotheses) list.push_back(hypothesis_json(*this, codec_, &h));
     record["n_best"] = std::move(list);
   }
   append_json_line(record, out);

@@ -12,6 +12,9 @@
 //          n_best. "tokens" holds the vocabulary piece of every target id, </s> included, so
 //          that it lines up with "token_scores" (one log-probability per id). A blank input
 //          line gives an empty translation, scores 0 and empty lists.
+// With TargetText::pieces (--no-spm-decode) every translation is printed as its target pieces
+// separated by spaces, </s> left out, instead of detokenized text: what marian-decoder
+// --no-spm-decode prints. "tokens" in jsonl is unchanged.
 // Every record ends with '\n'. `s2s score --format jsonl` prints its records with the same keys
 // (less "translation") and numbers: append_score_jsonl, append_summary_jsonl.
 #pragma once
@@ -20,6 +23,7 @@
 #include <iterator>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "s2s/pipeline/scorer.h"
 #include "s2s/pipeline/translator.h"
@@ -44,14 +48,28 @@ std::string marian_float(float value);
 void append_score_jsonl(const text::TextCodec& codec, const PairScore& score, std::string& out);
 // score's jsonl record of a corpus figure: {"summary": kind, "value": value}.
 void append_summary_jsonl(const std::string& kind, float value, std::string& out);
+// How a translation's text is printed: detokenized by SentencePiece, or as its pieces.
+enum class TargetText { decoded, pieces };
 
 class OutputFormatter {
  public:
   // all_hypotheses: print the whole n-best list (--n-best), not only the best.
-  OutputFormatter(const text::TextCodec& codec, OutputFormat format, bool all_hypotheses);
+  OutputFormatter(const text::TextCodec& codec, OutputFormat format, bool all_hypotheses,
+                  TargetText target_text = TargetText::decoded);
 
   // Appends the record of input line `line_id` (0-based) to `out`.
   void append(const Translation& translation, std::size_t line_id, std::string& out) const;
+
+  // The text or nbest record of a line that was split into pieces translated separately, whose
+  // best hypothesis is their concatenation; piece_ends: where each piece's ids end. Each piece is
+  // decoded on its own and the texts joined with one space, which is what decoding the joined
+  // hypothesis gives, without the few hundred bytes per token SentencePiece needs to decode a
+  // megabyte line's translation at once. (jsonl records use append.)
+  void append_split(const Translation& translation, const std::vector<std::size_t>& piece_ends,
+                    std::size_t line_id, std::string& out) const;
+
+  // The printed text of target ids (up to the first </s>).
+  std::string translation_text(const std::vector<std::int32_t>& ids) const;
 
  private:
   void append_nbest(const Translation& translation, std::size_t line_id, std::string& out) const;
@@ -60,6 +78,7 @@ class OutputFormatter {
   const text::TextCodec& codec_;
   OutputFormat format_;
   bool all_hypotheses_;
+  TargetText target_text_;
 };
 
 }  // namespace s2s

@@ -141,6 +141,9 @@ const OptionSpec<Settings> kRows[] = {
      kPrecisionHelp},
     {"format", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(format),
      "Output: text, nbest (id ||| translation ||| F0= score ||| normalized score) or jsonl"},
+    {"no-spm-decode", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(no_spm_decode),
+     "Print translations as their target SentencePiece pieces separated by spaces instead of "
+     "detokenized text, in every --format (as marian-decoder --no-spm-decode)"},
     {"quiet", "", "quiet-translation", false, Bound::any, nullptr, S2S_FIELD(quiet),
      kQuietHelp},
 };

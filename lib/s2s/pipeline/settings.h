@@ -28,6 +28,7 @@ struct TranslateSettings {
   dim_t workers = 1;           // translators running at once on one shared model
   ops::Precision precision = ops::Precision::f32;  // what the linear layers compute in
   OutputFormat format = OutputFormat::text;
+  bool no_spm_decode = false;  // print target pieces, not detokenized text (Marian's flag)
   bool quiet = false;
   std::string target_lang;  // multilingual models: the >>xxx<< label put before every line
   std::string source_spm;   // SentencePiece models for folders without them (CTranslate2)
@@ -65,6 +66,11 @@ struct OptionRow {
   const char* help;
   std::string default_value;  // the built-in default, as text
 };
+
+// How translations are printed: detokenized, or as pieces with --no-spm-decode.
+inline TargetText target_text(const TranslateSettings& settings) {
+  return settings.no_spm_decode ? TargetText::pieces : TargetText::decoded;
+}
 
 // --workers N translators, each with --threads compute threads; --threads 0 shares the cores
 // (OMP_NUM_THREADS when set) among the workers.
