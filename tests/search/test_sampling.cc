@@ -29,10 +29,11 @@ TEST_CASE("draw_token: cuts, temperature and the draw", "[search]") {
   const std::vector<float> lp = {std::log(0.3f), lowest, std::log(0.5f), std::log(0.2f)};
   SearchOptions options;
   options.sampling.kind = Sampling::Kind::full;
-  CHECK(draw_token(lp.data(), 4, options, 0.0) == 2);
-  CHECK(draw_token(lp.data(), 4, options, 0.49) == 2);
-  CHECK(draw_token(lp.data(), 4, options, 0.51) == 0);
-  CHECK(draw_token(lp.data(), 4, options, 0.79) == 0);
+  // full: the allowed ids in id order, cumulative 0.3, 0.8, 1.
+  CHECK(draw_token(lp.data(), 4, options, 0.0) == 0);
+  CHECK(draw_token(lp.data(), 4, options, 0.29) == 0);
+  CHECK(draw_token(lp.data(), 4, options, 0.31) == 2);
+  CHECK(draw_token(lp.data(), 4, options, 0.79) == 2);
   CHECK(draw_token(lp.data(), 4, options, 0.81) == 3);
   CHECK(draw_token(lp.data(), 4, options, 0.999999) == 3);
   options.sampling = {Sampling::Kind::topk, 1, 1.0f};

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <vector>
 
 #include "s2s/core/error.h"
 #include "s2s/core/threads.h"
@@ -64,11 +65,21 @@ std::uint64_t sentence_seed(std::uint64_t seed, const std::vector<std::int32_t>&
 std::int32_t draw_token(const float* log_probs, std::int64_t vocab, const SearchOptions& options,
                         double u) {
   const float lowest = std::numeric_limits<float>::lowest();
-  std::vector<std::int32_t> ids;
+  thread_local std::vector<std::int32_t> ids;
+  thread_local std::vector<double> weights;
+  ids.clear();
+  float top = lowest;
   for (std::int32_t v = 0; v < vocab; ++v)
-    if (log_probs[v] > lowest) ids.push_back(v);
+    if (log_probs[v] > lowest) {
+      ids.push_back(v);
+      top = std::max(top, log_probs[v]);
+    }
   S2S_CHECK(!ids.empty(), "sampling: every token is excluded");
-  // Most likely first; ties to the lower id, so that the cut never depends on sort details.
+  // Tempered weights relative to the most likely token (in double): p^(1/T), unnormalised.
+  const auto weight = [&](std::int32_t id) {
+    return std::exp((static_cast<double>(log_probs[id]) - top) / options.temperature);
+  };
+  // Most likely first; ties to the lower id, so that a cut never depends on sort details.
   const auto more_likely = [&](std::int32_t a, std::int32_t b) {
     return log_probs[a] != log_probs[b] ? log_probs[a] > log_probs[b] : a < b;
   };
@@ -76,29 +87,33 @@ std::int32_t draw_token(const float* log_probs, std::int64_t vocab, const Search
   if (s.kind == Sampling::Kind::topk && static_cast<std::size_t>(s.k) < ids.size()) {
     std::partial_sort(ids.begin(), ids.begin() + s.k, ids.end(), more_likely);
     ids.resize(static_cast<std::size_t>(s.k));
-  } else {
-    std::sort(ids.begin(), ids.end(), more_likely);
-  }
-  // Tempered probabilities, relative to the most likely token (in double).
-  const double top = log_probs[ids.front()];
-  std::vector<double> weights;
-  for (std::int32_t id : ids) weights.push_back(std::exp((log_probs[id] - top) / options.temperature));
-  if (s.kind == Sampling::Kind::topp) {
-    // The smallest most-likely-first set whose probability reaches p (at least one token).
-    const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
+  } else if (s.kind == Sampling::Kind::topp) {
+    // The smallest most-likely-first set whose probability reaches p (at least one token): taken
+    // from a heap, as it is usually a few dozen of thousands of tokens.
+    double total = 0.0;
+    for (std::int32_t id : ids) total += weight(id);
+    const auto less_likely = [&](std::int32_t a, std::int32_t b) { return more_likely(b, a); };
+    std::make_heap(ids.begin(), ids.end(), less_likely);
+    auto kept_end = ids.end();  // the heap shrinks from the back; taken ids go there in order
     double kept = 0.0;
-    std::size_t n = 0;
-    while (n < weights.size() && (n == 0 || kept < s.p * total)) kept += weights[n++];
-    weights.resize(n);
-    ids.resize(n);
+    std::size_t taken = 0;
+    while (kept_end != ids.begin() && (taken == 0 || kept < s.p * total)) {
+      std::pop_heap(ids.begin(), kept_end, less_likely);
+      --kept_end;
+      kept += weight(*kept_end);
+      ++taken;
+    }
+    // Most likely first: the taken ids sit at the back in reverse order of taking.
+    std::reverse(kept_end, ids.end());
+    ids.erase(ids.begin(), kept_end);
   }
-  const double target = u * std::accumulate(weights.begin(), weights.end(), 0.0);
+  // full: every allowed token, by id.
+  weights.clear();
   double sum = 0.0;
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    sum += weights[i];
-    if (target < sum) return ids[i];
-  }
-  return ids.back();  // u * total rounded up to the total
+  for (std::int32_t id : ids) weights.push_back(sum += weight(id));
+  const double target = u * sum;
+  const auto at = std::upper_bound(weights.begin(), weights.end(), target);
+  return at == weights.end() ? ids.back() : ids[static_cast<std::size_t>(at - weights.begin())];
 }
 
 std::vector<std::vector<Hypothesis>> sample_search(const Model& model, const EncoderOutput& encoded,
@@ -147,13 +162,23 @@ std::vector<std::vector<Hypothesis>> sample_search(const Model& model, const Enc
     for (std::size_t r = 0; r < of_row.size(); ++r)
       exclude(*of_row[r], model, options, log_probs.data<float>() + r * vocab, vocab);
 
+    // Each sample draws with its own generator, so the draws may run on any thread. (Through a
+    // plain pointer: inside the parallel region `log_probs` would name each worker thread's own
+    // thread_local tensor.)
+    std::vector<std::int32_t> drawn(live.size());
+    const std::int64_t count = static_cast<std::int64_t>(live.size());
+    const float* all_rows = log_probs.data<float>();
+#pragma omp parallel for schedule(static) if (count > 1)
+    for (std::int64_t i = 0; i < count; ++i)
+      drawn[i] = draw_token(all_rows + row[i] * vocab, vocab, options, uniform(live[i].rng));
+
     std::vector<Sample> next;
     std::vector<std::int32_t> rows;
     previous.clear();
     for (std::size_t i = 0; i < live.size(); ++i) {
       Sample& sample = live[i];
       const float* lp = log_probs.data<float>() + row[i] * vocab;
-      const std::int32_t token = draw_token(lp, vocab, options, uniform(sample.rng));
+      const std::int32_t token = drawn[i];
       Hypothesis& h = sample.hypothesis;
       h.ids.push_back(token);
       h.token_scores.push_back(lp[token]);
