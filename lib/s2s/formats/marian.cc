@@ -5,7 +5,6 @@
 
 #include <algorithm>
 
-#include "s2s/formats/npz.h"
 
 namespace s2s::formats {
 namespace fs = std::filesystem;
@@ -142,36 +141,6 @@ MarianFiles find_marian_files(const fs::path& folder) {
   files.source_spm = splitter(files.source_vocab, "source");
   files.target_spm = splitter(files.target_vocab, "target");
   return files;
-}
-
-ModelParts read_marian(const fs::path& folder) {
-  const MarianFiles files = find_marian_files(folder);
-  ModelParts parts;
-  {
-    NpzArchive archive(files.model.string());
-    if (!archive.contains("special:model.yml"))
-      throw ModelError(files.model.string() + ": no special:model.yml entry (not a Marian model?)");
-    parts.config = marian_config(archive.read_text("special:model.yml"), files.model.string());
-  }
-  parts.weights = WeightStore(files.model.string());
-  load_marian_weights(files.model, parts.config, parts.weights);
-  parts.source = {files.source_spm, files.source_vocab};
-  parts.target = {files.target_spm, files.target_vocab};
-
-  ModelInfo& info = parts.info;
-  info.format = "marian";
-  info.folder = folder.string();
-  info.files = {{"model", files.model.string()},
-                {"source vocabulary", files.source_vocab.string()},
-                {"target vocabulary", files.target_vocab.string()},
-                {"source SentencePiece", files.source_spm.string()},
-                {"target SentencePiece", files.target_spm.string()}};
-  if (!files.decoder_yml.empty()) {
-    info.files.emplace_back("decoder config", files.decoder_yml.string());
-    info.search_defaults = files.decoder_settings;
-    info.search_defaults_source = files.decoder_yml.string();
-  }
-  return parts;
 }
 
 }  // namespace s2s::formats
