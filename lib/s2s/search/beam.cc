@@ -6,6 +6,7 @@
 #include "s2s/core/threads.h"
 #include "s2s/ops/softmax.h"
 #include "s2s/ops/topk.h"
+#include "s2s/search/forbidden_ids.h"
 #include "s2s/search/repetition.h"
 #include "s2s/search/scoring_rules.h"
 
@@ -30,25 +31,6 @@ struct SentenceBeam {
   dim_t limit;  // maximum target length in tokens
   bool guard_loops = false;
   std::vector<Hypothesis> finished;
-};
-
-// The ids a row may not choose next, sorted and ended by the vocabulary size (the end of the
-// last run of allowed ids): <unk> (unless allowed) and the model's suppressed tokens, and in
-// `too_short` also </s>, for hypotheses shorter than the minimum length. Fixed for a search.
-struct ForbiddenIds {
-  std::vector<std::int32_t> always;
-  std::vector<std::int32_t> too_short;
-
-  ForbiddenIds(const Model& model, const SearchOptions& options, dim_t vocab) {
-    always = model.config().suppressed_ids;
-    if (!options.allow_unk && model.config().unk_id >= 0) always.push_back(model.config().unk_id);
-    too_short = always;
-    too_short.push_back(model.config().eos_id);
-    for (std::vector<std::int32_t>* ids : {&always, &too_short}) {
-      std::sort(ids->begin(), ids->end());
-      ids->push_back(static_cast<std::int32_t>(vocab));
-    }
-  }
 };
 
 // For each live row r, the best k of  log_probs[r, v] + score of r  (Marian accumulates in

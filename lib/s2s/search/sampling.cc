@@ -9,6 +9,7 @@
 #include "s2s/core/error.h"
 #include "s2s/core/threads.h"
 #include "s2s/ops/softmax.h"
+#include "s2s/search/forbidden_ids.h"
 #include "s2s/search/repetition.h"
 #include "s2s/search/scoring_rules.h"
 
@@ -35,20 +36,6 @@ struct Sample {
   std::uint64_t rng;
   Hypothesis hypothesis;
 };
-
-// Marks with the lowest float what beam search never chooses (its ForbiddenIds): <unk> unless
-// allowed, the model's suppressed ids, and </s> before the minimum length.
-void exclude(const Hypothesis& h, const Model& model, const SearchOptions& options, float* row,
-             dim_t vocab) {
-  const ModelConfig& config = model.config();
-  const float lowest = std::numeric_limits<float>::lowest();
-  const auto off = [&](std::int32_t id) {
-    if (id >= 0 && id < vocab) row[id] = lowest;
-  };
-  if (!options.allow_unk) off(config.unk_id);
-  for (std::int32_t id : config.suppressed_ids) off(id);
-  if (static_cast<dim_t>(h.ids.size()) < options.min_length) off(config.eos_id);
-}
 
 }  // namespace
 
@@ -145,6 +132,7 @@ std::vector<std::vector<Hypothesis>> sample_search(const Model& model, const Enc
   thread_local Tensor log_probs;
   model.decoder().start(encoded, longest, state, batch * per_sentence);
   std::vector<std::int32_t> previous(batch, model.decoder().start_id());
+  const ForbiddenIds forbidden(model, options, model.config().target_vocab_size);
   while (!live.empty()) {
     if (stop != nullptr && stop->load(std::memory_order_relaxed)) return {};
     share_cores();
@@ -159,8 +147,12 @@ std::vector<std::vector<Hypothesis>> sample_search(const Model& model, const Enc
       for (std::size_t r = 0; r < of_row.size(); ++r)
         apply_repetition_rules(of_row[r]->ids, options, log_probs.data<float>() + r * vocab, vocab);
     ops::log_softmax(log_probs, log_probs);
-    for (std::size_t r = 0; r < of_row.size(); ++r)
-      exclude(*of_row[r], model, options, log_probs.data<float>() + r * vocab, vocab);
+    for (std::size_t r = 0; r < of_row.size(); ++r) {
+      const bool too_short = static_cast<dim_t>(of_row[r]->ids.size()) < options.min_length;
+      float* lp = log_probs.data<float>() + r * vocab;
+      for (std::int32_t id : too_short ? forbidden.too_short : forbidden.always)
+        if (id < vocab) lp[id] = std::numeric_limits<float>::lowest();  // the last is vocab
+    }
 
     // Each sample draws with its own generator, so the draws may run on any thread. (Through a
     // plain pointer: inside the parallel region `log_probs` would name each worker thread's own
