@@ -21,6 +21,14 @@ Public API (all arrays are numpy):
     state = decoder_init(model, enc, src_len); logits_t, state = decoder_step(model, state, prev_ids[B])
     ids, step_logits = greedy(model, src_ids_1d)                   # one sentence
     positional(D, positions) -> [len(positions), D] Marian sinusoid
+
+Cross-attention probabilities (what marian-decoder / marian-scorer --alignment print, see
+marian_search.py WORD ALIGNMENT): alignment=True takes the model's layer
+(alignment_layer(model): `transformer-guided-alignment-layer`, "last" or a 1-based number) and
+head 0; alignment=(layer0, head) any layer (0-based) and head. Off by default; results unchanged.
+    logits, attn = decoder_forward_all(model, enc, src_len, tgt_ids, alignment=True)  # attn [B,T,S]
+    state = decoder_init(model, enc, src_len, alignment=True)
+    logits_t, state = decoder_step(model, state, prev); state["alignment"]              # [B,S]
 """
 
 import math
@@ -66,6 +74,8 @@ DEFAULTS = {
     "transformer-train-position-embeddings": False,
     "transformer-disable-position-embeddings": False,
     "transformer-attention-mask": "default",
+    "transformer-guided-alignment-layer": "last",   # Marian's default, written into every model
+    "guided-alignment": "none",                       # a training option (not a model feature)
     "tied-embeddings": False,
     "tied-embeddings-src": False,
     "tied-embeddings-all": False,
@@ -412,10 +422,12 @@ def additive_mask(mask01):
     return ((F32(1.0) - mask01.astype(F32)) * MASK_VALUE).astype(F32)
 
 
-def multi_head(model, P, q_in, kv_in, mask_add, kv_bf16=False):
+def multi_head(model, P, q_in, kv_in, mask_add, kv_bf16=False, return_probs=False):
     """P: block prefix (e.g. encoder_l1_self). q_in [B,Tq,D], kv_in [B,Tk,D],
     mask_add broadcastable to [B,H,Tq,Tk] (additive). Returns [B,Tq,D].
-    kv_bf16: keys and values rounded to bfloat16 (s2s's step caches in bf16 / int8 precision)."""
+    kv_bf16: keys and values rounded to bfloat16 (s2s's step caches in bf16 / int8 precision).
+    return_probs: also return the attention probabilities [B,H,Tq,Tk] (softmax output, float32);
+    head h uses model dims h*dh .. (h+1)*dh-1 (Marian SplitHeads)."""
     w = model.w
     H = model.H
     Q = linear(model, q_in, w[P + "_Wq"], w[P + "_bq"])
@@ -438,6 +450,8 @@ def multi_head(model, P, q_in, kv_in, mask_add, kv_bf16=False):
     O = O.transpose(0, 2, 1, 3).reshape(B, Tq, H * dh)
     if (P + "_Wo") in w:
         O = linear(model, O, w[P + "_Wo"], w[P + "_bo"])
+    if return_probs:
+        return O, A
     return O
 
 
@@ -511,7 +525,7 @@ def _output(model, h):
     return linear(model, h, model.out_w, model.out_b)
 
 
-def _decoder_layer_stack(model, x, enc, src_mask_add, self_mask_add, cache=None):
+def _decoder_layer_stack(model, x, enc, src_mask_add, self_mask_add, cache=None, align=None):
     """Runs the decoder layers over x [B,T,D].
 
     Pre-norm note: the decoder self-attention keys/values are the *pre-processed* (normalized)
@@ -525,9 +539,13 @@ def _decoder_layer_stack(model, x, enc, src_mask_add, self_mask_add, cache=None)
     extended in place (step-wise decoding). In bfloat16 / int8 precision the step-wise keys and
     values (self and cross) are rounded to bfloat16: s2s stores them so. Recomputing them from the
     cached inputs gives the values of the step that stored them, since the linear layers treat
-    every row on its own (int8 scales are per row)."""
+    every row on its own (int8 scales are per row).
+
+    align: None, or (layer0, head): then returns (x, probs [B,Tq,S]) -- the cross-attention
+    probabilities of that head in decoder layer layer0 (0-based)."""
     cfg = model.cfg
     kv_bf16 = cache is not None and model.precision != "float32"
+    probs = None
     pre, post = cfg["transformer-preprocess"], cfg["transformer-postprocess"]
     for l in range(1, model.dec_depth + 1):
         P = "decoder_l%d_self" % l
@@ -541,13 +559,46 @@ def _decoder_layer_stack(model, x, enc, src_mask_add, self_mask_add, cache=None)
         x = post_process(model, P + "_Wo", post, y, x)
         C = "decoder_l%d_context" % l
         y = pre_process(model, C + "_Wo", pre, x)
-        y = multi_head(model, C, y, enc, src_mask_add, kv_bf16)
+        if align is not None and align[0] == l - 1:
+            y, A = multi_head(model, C, y, enc, src_mask_add, kv_bf16, return_probs=True)
+            probs = A[:, align[1]].astype(F32)
+        else:
+            y = multi_head(model, C, y, enc, src_mask_add, kv_bf16)
         x = post_process(model, C + "_Wo", post, y, x)
         F = "decoder_l%d_ffn" % l
         y = pre_process(model, F + "_ffn", pre, x)
         y = ffn(model, F, y, model.dec_ffn_depth)
         x = post_process(model, F + "_ffn", post, y, x)
+    if align is not None:
+        return x, probs
     return x
+
+
+def alignment_layer(model):
+    """0-based decoder layer whose cross-attention Marian returns as the alignment: the model's
+    `transformer-guided-alignment-layer` ("last" -> dec-depth - 1, else the 1-based number - 1;
+    Marian transformer.h DecoderLayer: attLayer = std::stoull(gaStr) - 1, ABORT_IF attLayer >=
+    decDepth)."""
+    v = model.cfg.get("transformer-guided-alignment-layer", "last")
+    v = "last" if v is None else str(v).strip()
+    if v == "last":
+        return model.dec_depth - 1
+    if not v.isdigit() or not 1 <= int(v) <= model.dec_depth:
+        raise ValueError("transformer-guided-alignment-layer %r: not 'last' or 1..%d"
+                         % (v, model.dec_depth))
+    return int(v) - 1
+
+
+def _align_spec(model, alignment):
+    """None/False -> None; True -> (alignment_layer(model), 0) (Marian: head 0); a (layer0, head)
+    pair as given."""
+    if alignment is None or alignment is False:
+        return None
+    if alignment is True:
+        return (alignment_layer(model), 0)
+    layer0, head = (int(x) for x in alignment)
+    assert 0 <= layer0 < model.dec_depth and 0 <= head < model.H, alignment
+    return (layer0, head)
 
 
 def _src_mask_add(enc, src_len):
@@ -556,9 +607,11 @@ def _src_mask_add(enc, src_len):
     return additive_mask(valid)[:, None, None, :]
 
 
-def decoder_forward_all(model, enc, src_len, tgt_in_ids):
+def decoder_forward_all(model, enc, src_len, tgt_in_ids, alignment=None):
     """Teacher forcing. tgt_in_ids [B,T]: position 0 input = zero vector, position t>0 input =
-    embedding of tgt_in_ids[:, t-1]. Returns raw logits [B,T,V] (logits[:,t] predicts token t)."""
+    embedding of tgt_in_ids[:, t-1]. Returns raw logits [B,T,V] (logits[:,t] predicts token t).
+    alignment (see the top): also return the cross-attention probabilities [B,T,S] (row t = the
+    query that predicts token t) -> (logits, probs)."""
     cfg = model.cfg
     tgt_in_ids = np.asarray(tgt_in_ids)
     B, T = tgt_in_ids.shape
@@ -569,14 +622,25 @@ def decoder_forward_all(model, enc, src_len, tgt_in_ids):
     x = pre_process(model, "decoder_emb", cfg["transformer-postprocess-emb"], x)
     causal = np.tril(np.ones((T, T), dtype=bool))                       # j <= i allowed
     self_mask = additive_mask(causal)[None, None, :, :]
-    x = _decoder_layer_stack(model, x, enc, _src_mask_add(enc, src_len), self_mask)
+    align = _align_spec(model, alignment)
+    x = _decoder_layer_stack(model, x, enc, _src_mask_add(enc, src_len), self_mask, align=align)
+    if align is not None:
+        x, probs = x
     x = post_process(model, "decoder_top", cfg["transformer-postprocess-top"], x, x_emb)
+    if align is not None:
+        return _output(model, x), probs
     return _output(model, x)
 
 
-def decoder_init(model, enc, src_len):
-    return {"enc": enc, "src_mask": _src_mask_add(enc, src_len), "t": 0,
-            "cache": [None] * model.dec_depth}
+def decoder_init(model, enc, src_len, alignment=None):
+    """alignment (see the top): every decoder_step then also stores the cross-attention
+    probabilities of its query in state["alignment"] [B,S] float32."""
+    st = {"enc": enc, "src_mask": _src_mask_add(enc, src_len), "t": 0,
+          "cache": [None] * model.dec_depth}
+    align = _align_spec(model, alignment)
+    if align is not None:
+        st["align"] = align
+    return st
 
 
 def decoder_step(model, state, prev_ids):
@@ -591,7 +655,12 @@ def decoder_step(model, state, prev_ids):
     x = _dec_input_embeddings(model, prev, np.array([t]))
     x_emb = x
     x = pre_process(model, "decoder_emb", cfg["transformer-postprocess-emb"], x)
-    x = _decoder_layer_stack(model, x, state["enc"], state["src_mask"], F32(0), cache=state["cache"])
+    align = state.get("align")
+    x = _decoder_layer_stack(model, x, state["enc"], state["src_mask"], F32(0), cache=state["cache"],
+                             align=align)
+    if align is not None:
+        x, probs = x
+        state["alignment"] = probs[:, 0, :]
     x = post_process(model, "decoder_top", cfg["transformer-postprocess-top"], x, x_emb)
     state["t"] = t + 1
     return _output(model, x)[:, 0, :], state

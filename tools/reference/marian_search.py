@@ -68,6 +68,92 @@ Decoding is done per hypothesis with batch size 1 (the family's decoder_step on 
 cache), memoised by target prefix, so a hypothesis' log-probs do not depend on the other
 hypotheses in the beam (no batch-size dependent BLAS rounding) and beam 1 equals the reference's
 greedy (marian_ref.greedy, hf_ref.greedy, onmt_ref.greedy with the same rules) bit for bit.
+
+TARGET PREFIX (beam_search(..., prefix_ids=[...]), issue 19 part 1): CTranslate2's
+target_prefix ("forced start") on top of the rules above, for every family.  Looked up in
+OpenNMT/CTranslate2 @0d8bcd36 (src/decoding.cc last changed in c687308e):
+  * decode() splits each start-token list into the decoder start token and prefix_ids
+    (split_start_tokens, decoding.cc:1000-1021; a batch in which no sentence has a prefix is run
+    without prefix_ids at all); run_translation builds them with make_target_ids(..., is_prefix
+    =true): decoder start token + prefix, no </s>, no truncation
+    (models/sequence_to_sequence.cc:169-186, 316-318).
+  * While step < len(prefix), BeamSearch and GreedySearch take their top-k / argmax as usual and
+    then overwrite every candidate with prefix[step]; the score of candidate 0 becomes 0 and the
+    others -1e10, all pointing back to beam 0 (update_sample_with_prefix, decoding.cc:43-47,
+    called at :567-577 and :881-882).  So the beam collapses to ONE hypothesis, the forced tokens'
+    log-probs are NOT part of the hypothesis score (it is reset to exactly 0 at every forced
+    step: a hypothesis' score is the sum of the log-probs of the tokens after the prefix,
+    </s> included), and the first free step expands only that hypothesis (like a start state).
+  * At the first free step (step == len(prefix)) every candidate k > 0 that is an end token is
+    replaced by id 0 with score -1e10 (decoding.cc:49-56, "penalize </s> in secondary beams",
+    CTranslate2 #290 against short predictions): </s> can only be chosen as the single best
+    candidate there.
+  * A forced token never finishes a hypothesis: finishing needs an end token AND step >=
+    len(prefix) (decoding.cc:620 beam, :922 greedy); the forced token is placed whatever the
+    logit filters did (disable_unk, suppressed ids, min_length only act on the log-probs, which
+    the forced step discards), and the repetition rules see the prefix tokens as history
+    (alive_seq holds them, decoding.cc:588, 889).
+  * return_prefix defaults to true (include/ctranslate2/decoding.h:159): the returned hypothesis
+    starts with the prefix (build_hypothesis from 0, decoding.cc:625), so max_length counts the
+    prefix (get_max_step / is_last_step, decoding.cc:359-382: the last step is step+1 ==
+    max_length), min_length counts it (apply_min_length: step < min_length, decoding.cc:404),
+    and the length penalty divides by the whole hypothesis length incl. prefix and </s>
+    (finalize_result uses hypotheses[i].size(), decoding.cc:194, 247, with
+    include_eos_in_hypotheses = true, decoding.h:154; </s> is dropped afterwards,
+    sequence_to_sequence.cc:382-389).
+  (Marian's --force-decode, src/translator/sampling.h force() @c9f287db, differs: it keeps the
+  forced tokens' log-probs in the path score and has no </s> rule.)
+Rules implemented here (P = len(prefix_ids) > 0; None or [] = no prefix, exactly the search
+without the argument):
+  * steps t = 0..P-1 are forced: one live hypothesis, token prefix_ids[t], its path score stays
+    float32 0, token_logprobs 0.0 for these tokens; the scorer's log-prob of each forced token is
+    reported separately as "prefix_logprobs" (information only); <unk> suppression, banned_ids and
+    min_length do not apply to forced tokens, and a forced </s> does not finish the hypothesis;
+  * the length limit counts every token: if t+1 >= max_length_factor * srcLen at a forced step,
+    the (cut) prefix is the only hypothesis returned (n-best of 1) and search stops;
+  * step P is Marian's step 0 on that hypothesis: beam width beam_size, one row of scores, with
+    the usual <unk> / banned_ids / min_length columns (min_length counts the prefix, so with P >=
+    min_length </s> is allowed); PLUS: if the best candidate is not </s>, the </s> column is set
+    to float32 lowest before the top-k (CTranslate2's secondary-</s> rule; with beam 1 it changes
+    nothing);
+  * then Marian's rules as above; normalized = (score - wp*L) / L^normalize with L = all tokens
+    incl. prefix and </s>; the n-best list has beam_size hypotheses, all starting with the prefix
+    ("prefix_length" = P).
+  * Marian's empty-source rule (source only </s>) wins over a prefix.
+
+WORD ALIGNMENT (beam_search(..., alignment=True), score_pairs(..., alignment=True), issue 19
+part 2): marian-decoder / marian-scorer --alignment.  Looked up in marian-nmt/marian-dev
+@c9f287db:
+  * Which attention: src/models/transformer.h:829-846: when --alignment is given (or the options
+    hold guided-alignment != "none"), the decoder layer attLayer = dec-depth - 1 for
+    transformer-guided-alignment-layer "last", else std::stoull(value) - 1 (1-based number;
+    ABORT if >= dec-depth) saves its cross-attention (first encoder only) softmax output;
+    collectOneHead (:216-236) keeps head 0 (slice(weights, -3, 0): the first dh model
+    dimensions).  The layer comes from the model: transformer-guided-alignment-layer is a model
+    feature (models/encoder_decoder.cpp:58) written into special:model.yml of every model with
+    Marian's default "last" (common/config_parser.cpp:317-319), and the model yml overrides the
+    command line (translator/scorers.cpp:46, merge with overwrite).  guided-alignment (default
+    "none", config_parser.cpp:586-589) is a training option, NOT a model feature: a model does
+    not record whether it was trained with guided alignment, and Marian never refuses
+    --alignment -- it prints the attention of that head for any transformer model.
+  * Rows: BeamSearch::toHyps (translator/beam_search.cpp:21-23, 143-147) gives each new
+    hypothesis the attention row of the decoder step that scored it (the step whose input was
+    its parent); getAlignmentsForHypothesis (:179-222) keeps the source positions whose mask is
+    1, i.e. all S positions incl. the source </s> (batch padding dropped).  The printer walks the
+    back-pointers from the final hypothesis to (excluding) the start state
+    (output_printer.cpp:7-17, hypothesis.h:74-83): one row per target token, the final </s>
+    included (a length-cut hypothesis has no </s> row).  Forced prefix tokens have rows too.
+  * marian-scorer (rescorer/rescorer.h:236-267): the full-sequence decoder's attention, one row
+    per unmasked target position (every token incl. </s>), unmasked source positions.
+  * Output (output_printer.h:42-43, 75-78; rescorer/score_collector.cpp:57-80): " ||| " + text
+    after the translation (n-best: between translation and scores); --alignment soft ->
+    SoftAlignToString (data/alignment.cpp:99-113): rows joined by " ", values by ",", each as
+    ostream << float (%g, 6 digits); "hard" or a bare --alignment (implicit value "1",
+    config_parser.cpp:796-798, 891-893) -> threshold 1; otherwise threshold = max(stof(value), 0)
+    (output_printer.h:101-107), and ConvertSoftAlignToHardAlign (alignment.cpp:67-97): threshold
+    == 1 -> per target t the first s with the largest value (strict '<' scan), else every (s, t)
+    with value > threshold (strict); sorted by s then t (:22-26); toString "s-t" joined by " "
+    (:57-65).  A threshold of 0 (unparsable string other than soft/hard) is an error.
 """
 
 import math
@@ -200,9 +286,11 @@ def search_rules(model):
 class ModelScorer:
     """next_logprobs(prefix) -> float32 [V] log-softmax of the next token given the target prefix
     (tuple of ids).  Batch size 1, K/V cache per prefix, memoised.  family: a Family (default:
-    family_of(model))."""
+    family_of(model)).  alignment (Marian family only; see marian_ref): True = the model's
+    alignment layer, head 0; or (layer0, head); then alignment(prefix) -> float32 [S] is the
+    cross-attention row of the step that predicts the token after `prefix`."""
 
-    def __init__(self, model, src_ids, family=None):
+    def __init__(self, model, src_ids, family=None, alignment=False):
         self.model = model
         self.family = family_of(model) if family is None else family
         self.ref = self.family.ref
@@ -211,13 +299,19 @@ class ModelScorer:
         self.enc = self.ref.encoder(model, src, self.src_len)
         self.states = {}        # prefix -> (state after feeding the prefix, logprobs)
         self.V = model.V
+        self.align = alignment if alignment else None
+        if self.align is not None and self.family.name != "marian":
+            raise NotImplementedError("alignment: Marian models only")
 
     def _state(self, prefix):
         if prefix in self.states:
             return self.states[prefix]
         R = self.ref
         if len(prefix) == 0:
-            st = R.decoder_init(self.model, self.enc, self.src_len)
+            if self.align is not None:
+                st = R.decoder_init(self.model, self.enc, self.src_len, alignment=self.align)
+            else:
+                st = R.decoder_init(self.model, self.enc, self.src_len)
             logits, st = R.decoder_step(self.model, st, np.array([-1]))
         else:
             parent = self._state(prefix[:-1])[0]
@@ -233,6 +327,12 @@ class ModelScorer:
     def logits(self, prefix):
         """float32 [V]: the raw scores of the next token (before log-softmax)."""
         return self._state(tuple(prefix))[2]
+
+    def alignment(self, prefix):
+        """float32 [S]: cross-attention probabilities of the step that predicts the next token."""
+        if self.align is None:
+            raise ValueError("ModelScorer made without alignment=True")
+        return self._state(tuple(prefix))[0]["alignment"][0].astype(F32)
 
 
 def repetition_rules(logits, ids, repetition_penalty=1.0, no_repeat_ngram=0):
@@ -269,6 +369,9 @@ class RepetitionScorer:
         self.repetition_penalty, self.no_repeat_ngram = repetition_penalty, no_repeat_ngram
         self.memo = {}
 
+    def alignment(self, prefix):
+        return self.scorer.alignment(prefix)
+
     def __call__(self, prefix):
         prefix = tuple(prefix)
         if prefix not in self.memo:
@@ -281,7 +384,7 @@ class RepetitionScorer:
 def beam_search_core(next_logprobs, src_len, vocab_size, eos_id, unk_id, beam_size,
                      normalize=0.0, word_penalty=0.0, max_length_factor=3.0, allow_unk=False,
                      trace=None, empty_source=False, flip_boundary_below=None, banned_ids=(),
-                     min_length=0):
+                     min_length=0, prefix_ids=None, prefix_eos_rule=True, next_alignment=None):
     """Marian beam search over an abstract scorer.
 
     next_logprobs(prefix_tuple) -> float32 array [vocab_size] (log-probs of the next token).
@@ -296,47 +399,86 @@ def beam_search_core(next_logprobs, src_len, vocab_size, eos_id, unk_id, beam_si
     flip_boundary_below: robustness probe, not Marian: whenever the top-k boundary margin is below
       this value, the last selected and the first rejected candidate are swapped (what another
       implementation with slightly different rounding / tie order might do).
+    prefix_ids: optional target prefix (CTranslate2's target_prefix, see TARGET PREFIX in the
+      module docstring); None or [] = no prefix, exactly the search without the argument.
+      Forced steps appear in the trace with "forced": True, width 1, margin None.
+    prefix_eos_rule: CTranslate2's "</s> only as the best candidate at the first step after the
+      prefix" (default True; False only to measure whether the rule matters).
+    next_alignment: optional callable prefix_tuple -> float32 [S] (the cross-attention row of the
+      decoder step that predicts the next token, ModelScorer.alignment); every hypothesis then
+      carries its rows along its back-pointers and finished ones get "alignment": [rows], one
+      per target token (see WORD ALIGNMENT in the module docstring).
     Returns the finished hypotheses, best first (see module docstring)."""
     assert beam_size >= 1
     V = int(vocab_size)
     banned_ids = [int(b) for b in banned_ids]
     assert all(0 <= b < V for b in banned_ids), banned_ids
     finished = []          # (normalized, step, order, hyp dict)
+    prefix = [int(i) for i in (prefix_ids or [])]
+    assert all(0 <= i < V for i in prefix), prefix
+    P = len(prefix)
+    forced_lps = []        # the scorer's log-probs of the forced tokens (information only)
 
-    def finish(ids, lps, score, step, order):
+    def finish(ids, lps, score, step, order, rows):
         nrm = normalized_score(score, len(ids), normalize, word_penalty)
-        finished.append((nrm, step, order, {
-            "ids": [int(i) for i in ids],
-            "token_logprobs": [F32(x) for x in lps],
-            "score": F32(score),
-            "normalized": nrm,
-        }))
+        h = {"ids": [int(i) for i in ids],
+             "token_logprobs": [F32(x) for x in lps],
+             "score": F32(score),
+             "normalized": nrm}
+        if P:
+            h["prefix_length"] = min(P, len(ids))
+            h["prefix_logprobs"] = [F32(x) for x in forced_lps[:len(ids)]]
+        if next_alignment is not None:
+            h["alignment"] = [np.asarray(r, dtype=F32) for r in rows]
+        finished.append((nrm, step, order, h))
+
+    def align_row(ids):
+        return None if next_alignment is None else np.asarray(next_alignment(tuple(ids)), dtype=F32)
 
     if empty_source:
+        row = [align_row([])] if next_alignment is not None else []
         for j in range(beam_size):
-            finish([eos_id], [F32(0)], F32(0), 0, j)
+            finish([eos_id], [F32(0)], F32(0), 0, j, row)
             if trace is not None and j == 0:
                 trace.append({"t": 0, "width": beam_size, "selected": [], "finished": beam_size,
                               "margin": None, "cut": False})
         return [h for _, _, _, h in finished]
 
     max_len_f = F32(max_length_factor) * F32(src_len)
-    # live hypotheses: (ids list, token logprobs list, float32 score)
-    live = [([], [], F32(0))]
-    width = beam_size
+    # live hypotheses: (ids list, token logprobs list, float32 score, alignment rows)
+    live = [([], [], F32(0), [])]
     t = 0
+    # forced steps (target prefix): one live hypothesis, its score stays 0, nothing finishes
+    # before the prefix is complete (not even a forced </s>); the length limit still applies
+    while t < P:
+        ids, lps, sc, rows = live[0]
+        lp = np.asarray(next_logprobs(tuple(ids)), dtype=F32)
+        assert lp.shape == (V,)
+        tok = prefix[t]
+        forced_lps.append(F32(lp[tok]))
+        nids, nlps, nrows = ids + [tok], lps + [F32(0)], rows + ([align_row(ids)] if next_alignment else [])
+        cut = bool(F32(t + 1) >= max_len_f)
+        if trace is not None:
+            trace.append({"t": t, "width": 1, "selected": [(0, tok, F32(0))], "finished": 0,
+                          "margin": None, "cut": cut, "forced": True})
+        if cut:             # the prefix is longer than the length limit: cut it there
+            finish(nids, nlps, F32(0), t, 0, nrows)
+            return [h for _, _, _, h in finished]
+        live = [(nids, nlps, F32(0), nrows)]
+        t += 1
+    width = beam_size
     while width > 0:
         n_rows = len(live)
         scores = np.empty((n_rows, V), dtype=F32)
         lp_rows = []
-        for r, (ids, lps, sc) in enumerate(live):
+        for r, (ids, lps, sc, _) in enumerate(live):
             lp = np.asarray(next_logprobs(tuple(ids)), dtype=F32)
             assert lp.shape == (V,)
             lp_rows.append(lp)
             scores[r] = (sc + lp).astype(F32)          # float32 prev + logprob
         if not allow_unk and unk_id is not None and 0 <= unk_id < V:
             scores[:, unk_id] = LOWEST
-        for r, (ids, _, _) in enumerate(live):
+        for r, (ids, _, _, _) in enumerate(live):
             if len(ids) < min_length:
                 scores[r, eos_id] = LOWEST
         for b in banned_ids:
@@ -344,6 +486,12 @@ def beam_search_core(next_logprobs, src_len, vocab_size, eos_id, unk_id, beam_si
         flat = scores.reshape(-1)
         # descending score, ties -> lower flat index (stable sort of the negated scores)
         order = np.argsort(-flat, kind="stable")
+        if P and t == P and prefix_eos_rule and int(order[0]) != eos_id:
+            # CTranslate2 (decoding.cc update_sample_with_prefix): at the first step after the
+            # prefix </s> may only be the best candidate; otherwise it is not selectable
+            flat = flat.copy()
+            flat[eos_id] = LOWEST
+            order = np.argsort(-flat, kind="stable")
         k = width
         sel = order[:k]
         margin = None
@@ -360,18 +508,21 @@ def beam_search_core(next_logprobs, src_len, vocab_size, eos_id, unk_id, beam_si
         selected = []
         for pos, key in enumerate(sel):
             h, tok = divmod(int(key), V)
-            ids, lps, _ = live[h]
+            ids, lps, _, rows = live[h]
             lp = lp_rows[h][tok]
             sc = flat[key]
             selected.append((h, tok, F32(sc)))
             nids, nlps = ids + [tok], lps + [F32(lp)]
+            # back-pointer: the new hypothesis' alignment = its parent's rows + the row of the
+            # step that scored it (Marian BeamSearch::toHyps, hyp->setAlignment)
+            nrows = rows + [align_row(ids)] if next_alignment is not None else rows
             if tok == eos_id:
                 n_eos += 1
-                finish(nids, nlps, sc, t, pos)
+                finish(nids, nlps, sc, t, pos, nrows)
             elif cut:
-                finish(nids, nlps, sc, t, pos)
+                finish(nids, nlps, sc, t, pos, nrows)
             else:
-                new_live.append((nids, nlps, F32(sc)))
+                new_live.append((nids, nlps, F32(sc), nrows))
         if trace is not None:
             trace.append({"t": t, "width": k, "selected": selected, "finished": n_eos,
                           "margin": margin, "cut": cut})
@@ -386,7 +537,7 @@ def beam_search_core(next_logprobs, src_len, vocab_size, eos_id, unk_id, beam_si
 
 def beam_search(model, src_ids, beam_size, normalize=0.0, word_penalty=0.0, max_length_factor=3.0,
                 allow_unk=None, trace=None, scorer=None, flip_boundary_below=None, banned_ids=None,
-                min_length=None):
+                min_length=None, prefix_ids=None, alignment=False, prefix_eos_rule=True):
     """Beam search of ONE sentence (src_ids 1-D, as fed to the encoder: incl. the final </s> for
     Marian / HF) with a marian_ref, hf_ref or onmt_ref model.
     Returns the n-best list (beam_size hypotheses, best first), each
@@ -395,11 +546,16 @@ def beam_search(model, src_ids, beam_size, normalize=0.0, word_penalty=0.0, max_
     allow_unk, banned_ids, min_length: None = the model's own rules (search_rules(model); for a
     Marian model: <unk> suppressed, nothing banned, min_length 0).
     scorer: optional ModelScorer for this sentence (re-used across runs; memoised prefixes).
-    flip_boundary_below: see beam_search_core (robustness probe only)."""
+    flip_boundary_below: see beam_search_core (robustness probe only).
+    prefix_ids: target prefix (TARGET PREFIX above); hypotheses then also hold "prefix_length"
+      and "prefix_logprobs".
+    alignment: True -> every hypothesis also holds "alignment": float32 rows [len(ids)][S] (WORD
+      ALIGNMENT above; Marian models only; a given scorer must have been made with
+      alignment=True)."""
     fam = family_of(model) if scorer is None else scorer.family
     src_ids = [int(i) for i in np.asarray(src_ids).reshape(-1)]
     if scorer is None:
-        scorer = ModelScorer(model, src_ids, fam)
+        scorer = ModelScorer(model, src_ids, fam, alignment=alignment)
     if allow_unk is None:
         allow_unk = fam.allow_unk(model)
     if banned_ids is None:
@@ -411,26 +567,114 @@ def beam_search(model, src_ids, beam_size, normalize=0.0, word_penalty=0.0, max_
                             normalize=normalize, word_penalty=word_penalty,
                             max_length_factor=max_length_factor, allow_unk=allow_unk, trace=trace,
                             empty_source=empty, flip_boundary_below=flip_boundary_below,
-                            banned_ids=banned_ids, min_length=min_length)
+                            banned_ids=banned_ids, min_length=min_length, prefix_ids=prefix_ids,
+                            prefix_eos_rule=prefix_eos_rule,
+                            next_alignment=scorer.alignment if alignment else None)
 
 
-def score_pairs(model, src_ids, tgt_ids):
+def score_pairs(model, src_ids, tgt_ids, alignment=False):
     """marian-scorer: teacher-forced sum of log-probs of tgt_ids (given as scored, normally ending
     with </s>) in one full-sequence decoder pass (causal mask) of the model's family, no <unk>
     suppression, no banned ids, no min_length (scoring applies no search rule).
-    Returns {"score": float32 (sequential float32 sum), "token_logprobs": [float32]}."""
+    Returns {"score": float32 (sequential float32 sum), "token_logprobs": [float32]}, and with
+    alignment (Marian models; True or (layer0, head) as in marian_ref) "alignment": float32 rows
+    [len(tgt_ids)][len(src_ids)] (marian-scorer --alignment: every target token incl. </s>)."""
     R = family_of(model).ref
     src = np.asarray(src_ids).reshape(1, -1)
     tgt = np.asarray(tgt_ids).reshape(1, -1)
     src_len = np.array([src.shape[1]])
     enc = R.encoder(model, src, src_len)
-    logits = R.decoder_forward_all(model, enc, src_len, tgt)[0]
+    probs = None
+    if alignment:
+        if family_of(model).name != "marian":
+            raise NotImplementedError("alignment: Marian models only")
+        logits, probs = R.decoder_forward_all(model, enc, src_len, tgt, alignment=alignment)
+        logits = logits[0]
+    else:
+        logits = R.decoder_forward_all(model, enc, src_len, tgt)[0]
     lps = R.log_softmax(logits)
     tok_lp = [F32(lps[i, int(tok)]) for i, tok in enumerate(tgt[0])]
     s = F32(0)
     for x in tok_lp:
         s = F32(s + x)
-    return {"score": s, "token_logprobs": tok_lp}
+    out = {"score": s, "token_logprobs": tok_lp}
+    if probs is not None:
+        out["alignment"] = [np.asarray(r, dtype=F32) for r in probs[0]]
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Word alignment output (Marian src/data/alignment.cpp, src/translator/output_printer.cpp)
+# ----------------------------------------------------------------------------------------------
+def alignment_threshold(mode):
+    """Marian OutputPrinter / ScoreCollector getAlignmentThreshold: max(stof(mode), 0), 0 when the
+    string does not start with a number ("soft", "hard"); like std::stof, a leading number is
+    enough ("0.2x" -> 0.2).  A bare --alignment means "1"."""
+    import re
+    m = re.match(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?", str(mode))
+    return max(float(m.group(0)), 0.0) if m else 0.0
+
+
+def hard_alignment(rows, threshold=1.0):
+    """ConvertSoftAlignToHardAlign: rows [T][S] (P(s|t), float32).  threshold == 1: for every
+    target t the first s with the largest value (strict '<' scan: ties -> lowest s);
+    otherwise every (s, t) with value > threshold (strictly greater, compared in float32).  Sorted
+    by source position, then target position.  Returns [(s, t)]."""
+    th = F32(threshold)
+    pairs = []
+    for t, row in enumerate(rows):
+        row = np.asarray(row, dtype=F32)
+        if th == F32(1.0):
+            best = 0
+            for s_ in range(len(row)):
+                if row[best] < row[s_]:
+                    best = s_
+            pairs.append((best, t))
+        else:
+            pairs.extend((s_, t) for s_ in range(len(row)) if row[s_] > th)
+    pairs.sort()
+    return pairs
+
+
+def hard_alignment_text(pairs):
+    """WordAlignment::toString: "s-t" pairs separated by one space."""
+    return " ".join("%d-%d" % p for p in pairs)
+
+
+def soft_alignment_text(rows):
+    """SoftAlignToString: per target token the source probabilities joined by ",", tokens
+    separated by " "; each value as std::ostream << float prints it (precision 6, %g)."""
+    return " ".join(",".join("%g" % float(F32(v)) for v in row) for row in rows)
+
+
+def alignment_text(rows, mode):
+    """What marian-decoder prints after " ||| " (marian-scorer after the score) for --alignment
+    MODE: "soft", "hard" (= threshold 1), or a number in (0, 1] (1 = argmax)."""
+    if mode == "soft":
+        return soft_alignment_text(rows)
+    if mode == "hard":
+        return hard_alignment_text(hard_alignment(rows, 1.0))
+    th = alignment_threshold(mode)
+    if th > 0:
+        return hard_alignment_text(hard_alignment(rows, th))
+    raise ValueError("Unrecognized word alignment type %r" % mode)
+
+
+def argmax_margins(rows):
+    """Per target row: largest minus second largest value (float64 of the float32 values; a row
+    with one source position has margin inf).  Token-for-token comparison of hard (argmax)
+    alignments is safe when these are well above float32 noise."""
+    out = []
+    for row in rows:
+        r = np.sort(np.asarray(row, dtype=F32).astype(np.float64))
+        out.append(float(r[-1] - r[-2]) if len(r) > 1 else math.inf)
+    return out
+
+
+def threshold_distance(rows, threshold):
+    """Smallest |value - threshold| over all entries (float64): how safe a '> threshold' pair list
+    is against rounding differences."""
+    return min(abs(float(F32(v)) - float(F32(threshold))) for row in rows for v in row)
 
 
 def detect_family(folder):

@@ -221,6 +221,134 @@ class TestFakeScorer(unittest.TestCase):
         self.assertEqual([h["ids"] for h in core(sc, 2, min_length=2)], [[2, 2, EOS], [2, 3, EOS]])
 
 
+class TestPrefix(unittest.TestCase):
+    """Target prefix (CTranslate2 target_prefix; marian_search.py TARGET PREFIX)."""
+
+    def test_no_prefix_is_the_plain_search(self):
+        sc = FakeScorer({(): [-5, -3, -0.01, -0.5, -2, -6]}, lambda p: [-0.1, -3, -0.001, -0.2, -3, -3])
+        for beam in (1, 3):
+            for kw in ({}, {"normalize": 1.0}, {"min_length": 2}):
+                plain = core(sc, beam, **kw)
+                self.assertEqual(core(sc, beam, prefix_ids=None, **kw), plain)
+                self.assertEqual(core(sc, beam, prefix_ids=[], **kw), plain)
+                for h in plain:
+                    self.assertNotIn("prefix_length", h)
+
+    def test_forced_tokens_and_score(self):
+        table = {(): [-5, -0.7, -0.01, -2.5, -2, -6],          # the model wants 2; forced 3
+                 (3,): [-4, -3.5, -0.3, -0.9, -1.1, -6],       # forced <unk> (suppressed otherwise)
+                 (3, UNK): [-1.5, -6, -0.2, -0.8, -3, -9]}
+        sc = FakeScorer(table, lambda p: [-0.05, -9, -3, -3.1, -3.2, -9])
+        trace = []
+        hyps = core(sc, 2, prefix_ids=[3, UNK], normalize=1.0, trace=trace)
+        self.assertEqual([h["ids"] for h in hyps], [[3, UNK, 2, EOS], [3, UNK, 3, EOS]])
+        for h in hyps:
+            self.assertEqual(h["prefix_length"], 2)
+            self.assertEqual(h["token_logprobs"][:2], [F32(0), F32(0)])
+            self.assertEqual(h["prefix_logprobs"], [F32(-2.5), F32(-3.5)])
+            # the prefix log-probs are not in the score; L counts prefix and </s>
+            self.assertEqual(h["score"], f32sum(h["token_logprobs"][2:]))
+            self.assertEqual(h["normalized"], ms.normalized_score(h["score"], 4, 1.0))
+        self.assertEqual(hyps[0]["score"], F32(F32(-0.2) + F32(-0.05)))
+        # forced steps: one hypothesis, no top-k; then the full beam width from one row
+        self.assertEqual([st.get("forced", False) for st in trace], [True, True, False, False])
+        self.assertEqual([st["width"] for st in trace], [1, 1, 2, 2])
+        self.assertEqual([st["margin"] for st in trace[:2]], [None, None])
+        self.assertEqual([h for h, _, _ in trace[2]["selected"]], [0, 0])
+        self.assertEqual(trace[2]["selected"][0][2], F32(-0.2))
+        # every scorer call extends the prefix
+        self.assertTrue(all(c[:2] == (3, UNK) for c in sc.calls if len(c) >= 2))
+        self.assertNotIn((2,), sc.calls)
+
+    def test_forced_eos_and_banned_tokens_do_not_stop(self):
+        sc = FakeScorer({}, lambda p: [-0.05, -9, -1, -1.1, -1.2, -9])
+        hyps = core(sc, 1, prefix_ids=[EOS, 4, 5], banned_ids=[4, 5], min_length=2)
+        self.assertEqual(hyps[0]["ids"], [EOS, 4, 5, EOS])
+        self.assertEqual(hyps[0]["score"], F32(-0.05))
+
+    def test_eos_only_as_best_after_prefix(self):
+        table = {(2,): [-0.6, -9, -0.2, -0.7, -0.9, -9]}           # </s> 2nd best after [2]
+        sc = FakeScorer(table, lambda p: [-0.01, -9, -3, -3, -3, -3])
+        trace = []
+        hyps = core(sc, 3, prefix_ids=[2], trace=trace)
+        self.assertEqual([t for _, t, _ in trace[1]["selected"]], [2, 3, 4])
+        self.assertEqual(trace[1]["finished"], 0)
+        # margin: the last selected (-0.9) vs the first rejected: not </s> (-0.6, excluded), -9
+        self.assertAlmostEqual(trace[1]["margin"], 8.1, places=5)
+        self.assertEqual(sorted(len(h["ids"]) for h in hyps), [3, 3, 3])
+        # without the rule [2 </s>] finishes at the first free step
+        off = core(sc, 3, prefix_ids=[2], prefix_eos_rule=False)
+        self.assertIn([2, EOS], [h["ids"] for h in off])
+        # only at that step: later </s> picks are normal, and without a prefix nothing changes
+        self.assertEqual(core(FakeScorer({(): table[(2,)]}, sc.default), 3),
+                         core(FakeScorer({(): table[(2,)]}, sc.default), 3, prefix_eos_rule=False))
+        # </s> as the best candidate is selected (and finishes) normally
+        sc2 = FakeScorer({(2,): [-0.1, -9, -0.2, -0.7, -0.9, -9]}, sc.default)
+        trace = []
+        hyps = core(sc2, 3, prefix_ids=[2], trace=trace)
+        self.assertEqual([t for _, t, _ in trace[1]["selected"]], [EOS, 2, 3])
+        self.assertEqual(hyps[0]["ids"], [2, EOS])
+        self.assertEqual(hyps[0]["score"], F32(-0.1))
+
+    def test_min_length_counts_the_prefix(self):
+        sc = FakeScorer({}, lambda p: [-0.01, -9, -1, -2, -3, -9])
+        self.assertEqual(core(sc, 1, min_length=1)[0]["ids"], [2, EOS])
+        self.assertEqual(core(sc, 1, min_length=1, prefix_ids=[3])[0]["ids"], [3, EOS])
+        self.assertEqual(core(sc, 1, min_length=3, prefix_ids=[3])[0]["ids"], [3, 2, 2, EOS])
+
+    def test_length_limit_counts_the_prefix(self):
+        dflt = lambda p: [-10, -10, -0.1, -0.2, -0.3, -0.4]          # never </s>
+        # src_len 1 -> at most 3 tokens
+        hyps = core(FakeScorer({}, dflt), 2, src_len=1, prefix_ids=[4, 5])
+        self.assertEqual([h["ids"] for h in hyps], [[4, 5, 2], [4, 5, 3]])
+        for n in (3, 4):
+            trace = []
+            hyps = core(FakeScorer({}, dflt), 2, src_len=1, prefix_ids=[4, 5, 3, 2][:n], trace=trace)
+            self.assertEqual([h["ids"] for h in hyps], [[4, 5, 3]])      # cut inside the prefix
+            self.assertEqual(hyps[0]["score"], F32(0))
+            self.assertEqual(hyps[0]["prefix_length"], 3)
+            self.assertEqual(len(hyps[0]["prefix_logprobs"]), 3)
+            self.assertTrue(trace[-1]["cut"] and trace[-1]["forced"])
+
+    def test_empty_source_wins(self):
+        sc = FakeScorer({}, lambda p: [-10, -10, 0, 0, 0, 0])
+        hyps = core(sc, 2, src_len=1, empty_source=True, prefix_ids=[3])
+        self.assertEqual([h["ids"] for h in hyps], [[EOS]] * 2)
+
+
+# ----------------------------------------------------------------------------------------------
+# Word alignment helpers (marian_search.py WORD ALIGNMENT)
+# ----------------------------------------------------------------------------------------------
+class TestAlignmentHelpers(unittest.TestCase):
+    rows = [np.array(r, dtype=F32) for r in ([0.1, 0.6, 0.3], [0.4, 0.4, 0.2], [0.2, 0.2, 0.6],
+                                             [0.05, 0.25, 0.7])]
+
+    def test_hard(self):
+        # argmax per target row, ties -> first source position; sorted by (s, t)
+        self.assertEqual(ms.hard_alignment(self.rows), [(0, 1), (1, 0), (2, 2), (2, 3)])
+        self.assertEqual(ms.hard_alignment_text(ms.hard_alignment(self.rows)), "0-1 1-0 2-2 2-3")
+        # threshold: strictly greater (0.2 itself is out), in float32
+        self.assertEqual(ms.hard_alignment(self.rows, 0.2),
+                         [(0, 1), (1, 0), (1, 1), (1, 3), (2, 0), (2, 2), (2, 3)])
+        self.assertEqual(ms.hard_alignment(self.rows, 0.5), [(1, 0), (2, 2), (2, 3)])
+
+    def test_text(self):
+        self.assertEqual(ms.alignment_text(self.rows, "hard"), "0-1 1-0 2-2 2-3")
+        self.assertEqual(ms.alignment_text(self.rows, "1"), "0-1 1-0 2-2 2-3")
+        self.assertEqual(ms.alignment_text(self.rows, "0.5"), "1-0 2-2 2-3")
+        self.assertEqual(ms.alignment_text(self.rows[:2], "soft"), "0.1,0.6,0.3 0.4,0.4,0.2")
+        self.assertEqual(ms.soft_alignment_text([np.array([1 / 3, 2e-7, 1.0], dtype=F32)]),
+                         "0.333333,2e-07,1")
+        with self.assertRaises(ValueError):
+            ms.alignment_text(self.rows, "bogus")
+
+    def test_margins(self):
+        m = ms.argmax_margins(self.rows)
+        self.assertEqual(m[1], 0.0)
+        self.assertAlmostEqual(m[0], 0.3, places=6)
+        self.assertAlmostEqual(ms.threshold_distance(self.rows, 0.2), 0.0, places=7)
+
+
 # ----------------------------------------------------------------------------------------------
 # Real fixtures
 # ----------------------------------------------------------------------------------------------
@@ -564,6 +692,100 @@ class OtherFixtures(unittest.TestCase):
                 self.assertEqual(x["score"], float(r["score"]))
                 self.assertEqual(x["token_logprobs"], [float(v) for v in r["token_logprobs"]])
 
+
+
+# ----------------------------------------------------------------------------------------------
+# Target prefix on real fixtures + tests/data/golden/<fixture>.prefix.json
+# ----------------------------------------------------------------------------------------------
+PREFIX_FIXTURES = ["marian-postnorm-swish-tiedall", "ct2-onmt-relpos"]
+
+
+class PrefixFixtures(unittest.TestCase):
+    cache = {}
+
+    def setUp(self):
+        for name in PREFIX_FIXTURES:
+            if not os.path.isdir(os.path.join(MODELS, name)):
+                self.skipTest("fixtures not generated")
+
+    def fixture(self, name):
+        if name not in self.cache:
+            fam = ms.FAMILIES[ms.detect_family(os.path.join(MODELS, name))]
+            m = fam.load_model(os.path.join(MODELS, name), **ct2_spm(name))
+            z = np.load(os.path.join(GOLDEN, name + ".npz"))
+            srcs = [[int(x) for x in z["src_ids"][b, :z["src_lengths"][b]]] for b in range(len(z["src_lengths"]))]
+            self.cache[name] = (m, srcs, [ms.ModelScorer(m, s) for s in srcs])
+        return self.cache[name]
+
+    def test_model_choice_prefix_keeps_the_greedy_output(self):
+        for name in PREFIX_FIXTURES:
+            m, srcs, scs = self.fixture(name)
+            for s, sc in zip(srcs, scs):
+                g = ms.beam_search(m, s, 1, scorer=sc)[0]
+                for k in (1, 2, 3):
+                    if k >= len(g["ids"]):      # a forced </s> would not end the search
+                        continue
+                    h = ms.beam_search(m, s, 1, scorer=sc, prefix_ids=g["ids"][:k])[0]
+                    self.assertEqual(h["ids"], g["ids"], (name, k))
+                    self.assertEqual(h["prefix_logprobs"], g["token_logprobs"][:k])
+                    self.assertEqual(h["token_logprobs"], [F32(0)] * k + g["token_logprobs"][k:])
+                    self.assertEqual(h["score"], f32sum(g["token_logprobs"][k:]))
+
+    def test_beam_with_prefix(self):
+        for name in PREFIX_FIXTURES:
+            m, srcs, scs = self.fixture(name)
+            for s, sc in zip(srcs[:2], scs[:2]):
+                first = ms.beam_search(m, s, 1, scorer=sc)[0]["ids"][0]
+                other = next(t for t in (7, 8, 9) if t != first)
+                for prefix in ([other], [first, other, m.unk_id]):
+                    trace = []
+                    hyps = ms.beam_search(m, s, 4, normalize=1.0, scorer=sc, prefix_ids=prefix, trace=trace)
+                    P = len(prefix)
+                    self.assertEqual(len(hyps), 4)
+                    self.assertEqual([st["width"] for st in trace[:P + 1]], [1] * P + [4])
+                    for h in hyps:
+                        self.assertEqual(h["ids"][:P], prefix)
+                        self.assertEqual(h["score"], f32sum(h["token_logprobs"][P:]))
+                        self.assertEqual(h["normalized"], ms.normalized_score(h["score"], len(h["ids"]), 1.0))
+                        if not ms.search_rules(m)["allow_unk"]:
+                            self.assertNotIn(m.unk_id, h["ids"][P:])
+                    # the first free step expands only the prefix: its log-probs + 0
+                    lp = sc(tuple(prefix))
+                    for _, tok, score in trace[P]["selected"]:
+                        self.assertEqual(score, lp[tok])
+
+    def test_prefix_goldens_reproduce(self):
+        for name in PREFIX_FIXTURES:
+            path = os.path.join(GOLDEN, name + ".prefix.json")
+            if not os.path.exists(path):
+                self.skipTest("prefix goldens not generated")
+            m, srcs, scs = self.fixture(name)
+            with open(path) as fh:
+                g = json.load(fh)
+            rules = ms.search_rules(m)
+            self.assertEqual((g["allow_unk"], g["min_length"], g["banned_ids"]),
+                             (rules["allow_unk"], rules["min_length"], rules["banned_ids"]))
+            self.assertEqual([x["src_ids"] for x in g["sentences"]], srcs)
+            self.assertGreaterEqual(len(g["runs"]), 12)
+            self.assertTrue(any(r["eos_rule_changes_result"] for r in g["runs"]))
+            self.assertTrue(any(not r["prefix_is_model_choice"] for r in g["runs"]))
+            for r in g["runs"]:
+                i = r["sentence"]
+                trace = []
+                hyps = ms.beam_search(m, srcs[i], r["beam_size"], normalize=r["normalize"],
+                                      word_penalty=r["word_penalty"], prefix_ids=r["prefix_ids"],
+                                      scorer=scs[i], trace=trace)
+                self.assertGreaterEqual(r["min_margin"], 1e-5)
+                self.assertEqual(r["min_margin"], min(st["margin"] for st in trace if st["margin"] is not None))
+                self.assertEqual(len(r["nbest"]), len(hyps))
+                for a, b in zip(r["nbest"], hyps):
+                    self.assertEqual(a["ids"], b["ids"])
+                    self.assertEqual(a["ids"][:len(r["prefix_ids"])], r["prefix_ids"])
+                    self.assertEqual(a["prefix_length"], len(r["prefix_ids"]))
+                    self.assertEqual(a["token_logprobs"], [float(x) for x in b["token_logprobs"]])
+                    self.assertEqual(a["prefix_logprobs"], [float(x) for x in b["prefix_logprobs"]])
+                    self.assertEqual(a["score"], float(b["score"]))
+                    self.assertEqual(a["normalized"], float(b["normalized"]))
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
