@@ -38,5 +38,17 @@ for folder in */; do
     esac
   done < <(grep -rn --include='*.h' --include='*.cc' -E '^#include "s2s/[a-z_]+/' "$folder" || true)
 done
-[ "$status" = 0 ] && echo "layers: every include goes down (lib/s2s)"
+
+# Namespaces follow folders (STYLE.md): a file under lib/s2s/F/ declares namespace s2s::F.
+# core/ is the root namespace s2s (Tensor, Error, Shape: the vocabulary every layer speaks).
+for file in */*.h */*.cc; do
+  folder=${file%%/*}
+  want="s2s::$folder"
+  [ "$folder" = core ] && want="s2s"
+  if ! grep -qE "^namespace $want( \{|::)" "$file"; then
+    echo "lib/s2s/$file: declares no 'namespace $want {' (namespaces follow folders)"
+    status=1
+  fi
+done
+[ "$status" = 0 ] && echo "layers: every include goes down, every namespace follows its folder (lib/s2s)"
 exit "$status"

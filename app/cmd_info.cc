@@ -13,9 +13,9 @@ namespace {
 
 const char* yes_no(bool b) { return b ? "yes" : "no"; }
 
-std::string post_ops_name(const std::vector<PostOp>& ops) {
+std::string post_ops_name(const std::vector<layers::PostOp>& ops) {
   std::string s;
-  for (PostOp op : ops) s += op == PostOp::add ? "a" : "n";
+  for (layers::PostOp op : ops) s += op == layers::PostOp::add ? "a" : "n";
   return s.empty() ? "-" : s;
 }
 
@@ -36,11 +36,10 @@ struct InfoArgs {
 };
 
 void run_info(const InfoArgs& args, const Context& context) {
-  const std::shared_ptr<const Model> model =
-      formats::load_model(model_path(args.model, context), args.spm, ops::Precision::f32,
-                          formats::LoadFor::inspection);
-  const ModelConfig& c = model->config();
-  const ModelInfo& info = model->info();
+  const std::shared_ptr<const model::Model> model = formats::load_model(
+      model_path(args.model, context), args.spm, ops::Precision::f32, formats::LoadFor::inspection);
+  const model::ModelConfig& c = model->config();
+  const model::ModelInfo& info = model->info();
   const text::TextCodec& codec = model->codec();
   std::printf("format: %s\nfolder: %s\n", info.format.c_str(), info.folder.c_str());
   for (const auto& [role, path] : info.files) std::printf("  %s: %s\n", role.c_str(), path.c_str());
@@ -51,11 +50,12 @@ void run_info(const InfoArgs& args, const Context& context) {
   std::printf("  model dim %lld, heads %lld, feed-forward %lld/%lld (depth %d/%d), activation %s\n",
               static_cast<long long>(c.d_model), static_cast<long long>(c.heads),
               static_cast<long long>(c.encoder_ffn_dim), static_cast<long long>(c.decoder_ffn_dim),
-              c.encoder_ffn_depth, c.decoder_ffn_depth, activation_name(c.activation));
+              c.encoder_ffn_depth, c.decoder_ffn_depth, model::activation_name(c.activation));
   std::printf("  block ops: pre-norm %s, post '%s', embedding norm %s, final norm %s, eps %g\n",
               yes_no(c.pre_norm), post_ops_name(c.post_ops).c_str(), yes_no(c.embedding_norm),
               yes_no(c.final_norm), static_cast<double>(c.layer_norm_epsilon));
-  std::printf("  positions: %s%s, embeddings scaled: %s\n", position_encoding_name(c.positions),
+  std::printf("  positions: %s%s, embeddings scaled: %s\n",
+              layers::position_encoding_name(c.positions),
               c.max_positions ? (" (" + std::to_string(c.max_positions) + " rows)").c_str() : "",
               yes_no(c.scale_embeddings));
   if (c.relative_max_distance > 0)
@@ -86,7 +86,7 @@ void run_info(const InfoArgs& args, const Context& context) {
   // translations, e.g. the mini-batch: 1 OPUS-MT writes for servers).
   std::string used, ignored;
   for (const auto& [key, value] : info.search_defaults)
-    (applies_from_model(key) ? used : ignored) += " " + key + "=" + value;
+    (pipeline::applies_from_model(key) ? used : ignored) += " " + key + "=" + value;
   if (!used.empty())
     std::printf("model settings (%s), applied:%s\n", info.search_defaults_source.c_str(),
                 used.c_str());

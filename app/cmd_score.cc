@@ -35,12 +35,12 @@ struct ScoreArgs {
 constexpr std::size_t kWindow = 4096;  // most pairs scored per Scorer call
 
 // Every combination works or is refused here, before the model loads; never silently ignored.
-void check_combinations(const ScoreArgs& args, const ScoreSettings& s) {
-  if (!s.summary.empty() && !is_summary_kind(s.summary))
+void check_combinations(const ScoreArgs& args, const pipeline::ScoreSettings& s) {
+  if (!s.summary.empty() && !pipeline::is_summary_kind(s.summary))
     throw UsageError("--summary " + s.summary +
                      ": not a corpus figure (cross-entropy, ce-mean, ce-mean-words, ce-sum, "
                      "perplexity)");
-  if (s.format == OutputFormat::nbest)
+  if (s.format == pipeline::OutputFormat::nbest)
     throw UsageError("--format nbest: score prints text or jsonl (an n-best list is rescored "
                      "with --n-best FILE)");
   if (!s.summary.empty() && s.score.normalize != 0.0f)
@@ -48,7 +48,7 @@ void check_combinations(const ScoreArgs& args, const ScoreSettings& s) {
   if (!s.summary.empty() && (s.word_scores || !args.nbest.empty()))
     throw UsageError(std::string("--summary prints one corpus figure; it cannot be combined with ") +
                      (s.word_scores ? "--word-scores" : "--n-best"));
-  if (!args.nbest.empty() && s.format == OutputFormat::jsonl)
+  if (!args.nbest.empty() && s.format == pipeline::OutputFormat::jsonl)
     throw UsageError("--n-best writes the list back with one more feature (Marian's n-best "
                      "format); --format jsonl does not apply to it");
   if (!args.nbest.empty() && s.word_scores)
@@ -60,53 +60,60 @@ void check_combinations(const ScoreArgs& args, const ScoreSettings& s) {
     throw UsageError("--source and --target go together (or give tab-separated pairs)");
 }
 
-PairReader open_pairs(const ScoreArgs& args, const ScoreSettings& s, const File& input,
-                      const std::atomic<bool>* stop) {
+pipeline::PairReader open_pairs(const ScoreArgs& args, const pipeline::ScoreSettings& s,
+                                const File& input, const std::atomic<bool>* stop) {
   const std::string name = args.input == "-" ? "standard input" : args.input;
-  if (!args.nbest.empty()) return PairReader::nbest(input.fd(), args.nbest, args.source, s.skip_bad, stop);
-  if (!args.source.empty()) return PairReader::parallel(args.source, args.target, stop);
-  return PairReader::tab_separated(input.fd(), name, s.skip_bad, stop);
+  if (!args.nbest.empty())
+    return pipeline::PairReader::nbest(input.fd(), args.nbest, args.source, s.skip_bad, stop);
+  if (!args.source.empty()) return pipeline::PairReader::parallel(args.source, args.target, stop);
+  return pipeline::PairReader::tab_separated(input.fd(), name, s.skip_bad, stop);
 }
 
 // A side of a pair over the token limit: truncated to fit with a warning (--long-lines split or
 // truncate: a pair cannot be split, its sides must stay aligned), or an InputError (fail).
-void fit_to_limit(std::string& text, std::size_t line, const char* side, const TokenLimit& limit,
-                  LongLines mode, const TokenCounter& count) {
-  const std::size_t tokens = text.size() <= kCountBytes
+void fit_to_limit(std::string& text, std::size_t line, const char* side,
+                  const pipeline::TokenLimit& limit, pipeline::LongLines mode,
+                  const pipeline::TokenCounter& count) {
+  const std::size_t tokens = text.size() <= pipeline::kCountBytes
                                  ? count(text)
-                                 : count_in_chunks(text, limit.tokens, count).tokens;
+                                 : pipeline::count_in_chunks(text, limit.tokens, count).tokens;
   if (tokens <= limit.tokens) return;
-  const std::string problem = too_long_message(line, tokens, limit, side);
-  if (mode == LongLines::fail)
+  const std::string problem = pipeline::too_long_message(line, tokens, limit, side);
+  if (mode == pipeline::LongLines::fail)
     throw InputError(problem + "; --long-lines truncate would score it truncated");
-  text = truncate_to_limit(text, limit.tokens, count);
+  text = pipeline::truncate_to_limit(text, limit.tokens, count);
   log::warning(problem + ": truncated to fit (a pair cannot be split)");
 }
 
 void run_score(const ScoreArgs& args, const Context& context) {
   std::signal(SIGPIPE, SIG_IGN);
-  ScoreSettings s;  // defaults < --config < flags
+  pipeline::ScoreSettings s;  // defaults < --config < flags
   const std::string config = config_path(args.config, context);
-  if (!config.empty()) read_yaml_options(config, s);
+  if (!config.empty()) pipeline::read_yaml_options(config, s);
   apply_flags(args.flags, s);
   check_combinations(args, s);
   if (s.quiet) log::set_level(log::Level::quiet);
   set_num_threads(static_cast<int>(s.threads));
   const std::atomic<bool>& stop = stop_gracefully();  // stops between batches
   const File input(args.nbest.empty() ? args.input : args.nbest, false);
-  PairReader reader = open_pairs(args, s, input, &stop);
+  pipeline::PairReader reader = open_pairs(args, s, input, &stop);
   const auto model = formats::load_model(model_path(args.model, context),
                                          formats::SpmPaths{s.source_spm, s.target_spm}, s.precision);
-  const Scorer scorer(model, s.score);
+  const pipeline::Scorer scorer(model, s.score);
   const File output(args.output, true);
-  ScoreFormatter formatter(model->codec(), {s.format, s.word_scores, !args.nbest.empty(),
-                                            s.n_best_feature, s.summary});
+  pipeline::ScoreFormatter formatter(
+      model->codec(), {s.format, s.word_scores, !args.nbest.empty(), s.n_best_feature, s.summary});
   Progress progress(!s.quiet && log::stderr_is_terminal() && args.output != "-");
-  const TokenLimit limit = TokenLimit::of(static_cast<std::size_t>(s.max_length), 0);
+  const pipeline::TokenLimit limit =
+      pipeline::TokenLimit::of(static_cast<std::size_t>(s.max_length), 0);
   const text::TextCodec& codec = model->codec();
-  const TokenCounter source_count = [&](const std::string& t) { return codec.encode_source(t).size(); };
-  const TokenCounter target_count = [&](const std::string& t) { return codec.encode_target(t).size(); };
-  std::vector<PairEntry> entries;
+  const pipeline::TokenCounter source_count = [&](const std::string& t) {
+    return codec.encode_source(t).size();
+  };
+  const pipeline::TokenCounter target_count = [&](const std::string& t) {
+    return codec.encode_target(t).size();
+  };
+  std::vector<pipeline::PairEntry> entries;
   std::vector<std::pair<std::string, std::string>> pairs;
   std::size_t done = 0;
   // Windows grow from one batch to kWindow pairs: the first scores come out after one batch,
@@ -115,13 +122,13 @@ void run_score(const ScoreArgs& args, const Context& context) {
   while (reader.next(entries, window)) {
     window = std::min(window * 2, kWindow);
     pairs.clear();
-    for (PairEntry& e : entries) {
+    for (pipeline::PairEntry& e : entries) {
       if (e.skipped) continue;
       fit_to_limit(e.source, e.line, "source ", limit, s.long_lines, source_count);
       fit_to_limit(e.target, e.line, "target ", limit, s.long_lines, target_count);
       pairs.emplace_back(std::move(e.source), std::move(e.target));
     }
-    const std::vector<PairScore> scores = scorer.score(pairs, &stop);
+    const std::vector<pipeline::PairScore> scores = scorer.score(pairs, &stop);
     if (scores.size() != pairs.size()) break;  // stopped: this window is not written
     for (std::size_t i = 0, k = 0; i < entries.size(); ++i) {
       if (entries[i].skipped) continue;
@@ -172,7 +179,7 @@ void set_score_command(CLI::App& app, const Context& context) {
   cmd->add_option("--config", args->config,
                   "YAML file of options, keys as the long flags below (flags given here win), or "
                   "the name of a shipped one [default: none]");
-  add_option_flags(*cmd, Command::score, args->flags);
+  add_option_flags(*cmd, pipeline::Command::score, args->flags);
   cmd->callback([args, &context]() { run_score(*args, context); });
 }
 

@@ -46,13 +46,13 @@ struct TranslateArgs {
 };
 
 // The model's >>xxx<< language labels, space-separated ("" when it is not multilingual).
-std::string known_labels(const Model& model) {
+std::string known_labels(const model::Model& model) {
   return join(model.codec().source_vocab().language_tokens(), " ");
 }
 
 // ">>deu<<" for "deu" (or ">>deu<<"); a UsageError listing the model's labels when it has none
 // by that name.
-std::string language_label(const Model& model, const std::string& lang) {
+std::string language_label(const model::Model& model, const std::string& lang) {
   const std::string label = lang.rfind(">>", 0) == 0 ? lang : ">>" + lang + "<<";
   if (model.codec().source_vocab().contains(label)) return label;
   const std::string known = known_labels(model);
@@ -64,9 +64,10 @@ std::string language_label(const Model& model, const std::string& lang) {
 // line without one when the model is multilingual (once: every line would say the same).
 class LabelWarnings {
  public:
-  explicit LabelWarnings(const Model& model) : known_(known_labels(model)) {}
+  explicit LabelWarnings(const model::Model& model) : known_(known_labels(model)) {}
 
-  void add(std::size_t line_number, const InputNotes& notes, std::vector<std::string>& out) {
+  void add(std::size_t line_number, const pipeline::InputNotes& notes,
+           std::vector<std::string>& out) {
     const std::string line = "line " + std::to_string(line_number) + ": ";
     if (!notes.unknown_label.empty())
       out.push_back(line + notes.unknown_label + " is not a language label of this model (" +
@@ -85,13 +86,13 @@ class LabelWarnings {
 };
 
 // The warnings about what was done to one input line (1-based number over the whole input).
-std::vector<std::string> input_warnings(std::size_t line_number, const InputNotes& notes,
-                                        const TokenLimit& limit, LabelWarnings& labels) {
+std::vector<std::string> input_warnings(std::size_t line_number, const pipeline::InputNotes& notes,
+                                        const pipeline::TokenLimit& limit, LabelWarnings& labels) {
   std::vector<std::string> warnings;
   labels.add(line_number, notes, warnings);
   if (notes.invalid_utf8 > 0) warnings.push_back(text::invalid_utf8_message(line_number, notes.invalid_utf8));
-  if (notes.long_line != InputNotes::LongLine::no)
-    warnings.push_back(long_line_message(line_number, notes, limit));
+  if (notes.long_line != pipeline::InputNotes::LongLine::no)
+    warnings.push_back(pipeline::long_line_message(line_number, notes, limit));
   return warnings;
 }
 
@@ -101,7 +102,8 @@ std::vector<std::string> input_warnings(std::size_t line_number, const InputNote
 // names the first line it applies to).
 class InOrderWriter {
  public:
-  using Warnings = std::function<std::vector<std::string>(std::size_t line_number, const InputNotes&)>;
+  using Warnings =
+      std::function<std::vector<std::string>(std::size_t line_number, const pipeline::InputNotes&)>;
   InOrderWriter(int fd, Progress& progress, Warnings warnings)
       : fd_(fd), progress_(progress), warnings_(std::move(warnings)) {}
 
@@ -111,7 +113,7 @@ class InOrderWriter {
   }
 
   // Returns false once the output's reader has gone (nothing more can be written).
-  bool put(std::size_t index, std::string record, InputNotes notes) {
+  bool put(std::size_t index, std::string record, pipeline::InputNotes notes) {
     slots_[index] = Slot{std::move(record), std::move(notes), true};
     std::string out;
     for (; next_ < slots_.size() && slots_[next_].ready; ++next_) {
@@ -133,7 +135,7 @@ class InOrderWriter {
  private:
   struct Slot {
     std::string record;
-    InputNotes notes;
+    pipeline::InputNotes notes;
     bool ready = false;
   };
   int fd_;
@@ -151,32 +153,33 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   // --config and the flags first, without the model's settings: usage errors are then reported
   // before the model loads, and the options that shape loading apply to it.
   const std::string config = config_path(args.config, context);
-  TranslateSettings early;
-  if (!config.empty()) read_yaml_options(config, YamlSource::config, early);
+  pipeline::TranslateSettings early;
+  if (!config.empty()) pipeline::read_yaml_options(config, pipeline::YamlSource::config, early);
   apply_flags(args.flags, early);
-  if (args.max_length_crop) early.translate.long_lines = LongLines::truncate;
+  if (args.max_length_crop) early.translate.long_lines = pipeline::LongLines::truncate;
   if (early.quiet) log::set_level(log::Level::quiet);
   set_num_threads(static_cast<int>(early.threads));
-  const ParallelOptions parallel = parallel_options(early);
+  const pipeline::ParallelOptions parallel = pipeline::parallel_options(early);
   const File input(args.input, false);
-  const std::shared_ptr<const Model> model =
+  const std::shared_ptr<const model::Model> model =
       formats::load_model(model_path(args.model, context),
                           formats::SpmPaths{early.source_spm, early.target_spm}, early.precision);
 
-  TranslateSettings settings;  // defaults < the model's settings < --config < flags
-  apply_model_defaults(model->info(), settings);
-  if (!config.empty()) read_yaml_options(config, YamlSource::config, settings);
+  pipeline::TranslateSettings settings;  // defaults < the model's settings < --config < flags
+  pipeline::apply_model_defaults(model->info(), settings);
+  if (!config.empty()) pipeline::read_yaml_options(config, pipeline::YamlSource::config, settings);
   apply_flags(args.flags, settings);
-  if (args.max_length_crop) settings.translate.long_lines = LongLines::truncate;
+  if (args.max_length_crop) settings.translate.long_lines = pipeline::LongLines::truncate;
   // marian-decoder prints its n-best lines for --n-best: one text line could only drop the beam.
-  if (settings.translate.search.n_best && settings.format == OutputFormat::text)
-    settings.format = OutputFormat::nbest;
+  if (settings.translate.search.n_best && settings.format == pipeline::OutputFormat::text)
+    settings.format = pipeline::OutputFormat::nbest;
   if (!settings.target_lang.empty())
     settings.translate.target_label = language_label(*model, settings.target_lang);
 
-  const Translator translator(model, settings.translate);
-  const OutputFormatter formatter(model->codec(), settings.format,
-                                  settings.translate.search.n_best, target_text(settings));
+  const pipeline::Translator translator(model, settings.translate);
+  const pipeline::OutputFormatter formatter(model->codec(), settings.format,
+                                            settings.translate.search.n_best,
+                                            pipeline::target_text(settings));
   const File output(args.output, true);
   // Progress only where it cannot mix with what the user types or reads.
   Progress progress(!settings.quiet && log::stderr_is_terminal() && !::isatty(input.fd()) &&
@@ -184,10 +187,11 @@ void run_translate(const TranslateArgs& args, const Context& context) {
 
   LabelWarnings labels(*model);
   const std::atomic<bool>& stop = stop_gracefully();
-  LineReader reader(input.fd(), &stop);
-  InOrderWriter writer(output.fd(), progress, [&](std::size_t line, const InputNotes& notes) {
-    return input_warnings(line, notes, translator.limit(), labels);
-  });
+  pipeline::LineReader reader(input.fd(), &stop);
+  InOrderWriter writer(output.fd(), progress,
+                       [&](std::size_t line, const pipeline::InputNotes& notes) {
+                         return input_warnings(line, notes, translator.limit(), labels);
+                       });
   std::vector<std::string> lines;
   std::size_t window_start = 0;  // lines read before this window
   // Windows grow from one batch to --maxi-batch lines: the first lines are written after one
@@ -197,12 +201,12 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   while (reader.next_window(lines, window)) {
     if (window_start == 0) text::strip_bom(lines.front());  // a byte order mark starts the input, not a line
     writer.start_window(lines.size());
-    translate_in_parallel(
+    pipeline::translate_in_parallel(
         translator, lines, parallel,
-        [&](std::size_t i, Translation translation, const InputNotes& notes) {
+        [&](std::size_t i, pipeline::Translation translation, const pipeline::InputNotes& notes) {
           const std::size_t line_id = window_start + i;
           std::string record;
-          if (settings.format != OutputFormat::jsonl && !notes.piece_ends.empty())
+          if (settings.format != pipeline::OutputFormat::jsonl && !notes.piece_ends.empty())
             formatter.append_split(translation, notes.piece_ends, line_id, record);
           else
             formatter.append(translation, line_id, record);
@@ -230,7 +234,7 @@ void set_translate_command(CLI::App& app, const Context& context) {
   cmd->add_option("--config", args->config,
                   "YAML file of options, keys as the long flags (flags given here win), or the "
                   "name of a shipped one: fast, quality");
-  add_option_flags(*cmd, Command::translate, args->flags);
+  add_option_flags(*cmd, pipeline::Command::translate, args->flags);
   // Marian's spellings of behaviours s2s has under its own names.
   cmd->add_flag("--max-length-crop", args->max_length_crop,
                 "Marian's name for --long-lines truncate");

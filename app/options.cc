@@ -7,16 +7,16 @@
 
 namespace s2s::app {
 
-void add_option_flags(CLI::App& cmd, Command command, OptionFlags& flags) {
+void add_option_flags(CLI::App& cmd, pipeline::Command command, OptionFlags& flags) {
   flags.command = command;
   flags.options.clear();
-  for (std::size_t i = 0; i < option_count(command); ++i) {
-    const OptionRow row = option_row(command, i);
+  for (std::size_t i = 0; i < pipeline::option_count(command); ++i) {
+    const pipeline::OptionRow row = pipeline::option_row(command, i);
     const std::string names = std::string(row.short_flag) + (*row.short_flag ? "," : "") + "--" +
                               row.key + (row.marian_key ? std::string(",--") + row.marian_key : "");
     const std::string help = std::string(row.help) + " [default: " + row.default_value + "]";
     CLI::Option* option = nullptr;
-    if (row.kind == OptionKind::on_off) {
+    if (row.kind == pipeline::OptionKind::on_off) {
       option = cmd.add_flag(names, help);
     } else {
       // Values are kept as text and parsed by set_option, the same code that reads YAML.
@@ -24,27 +24,41 @@ void add_option_flags(CLI::App& cmd, Command command, OptionFlags& flags) {
       option = cmd.add_option(names, keep_text, help);
       option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
       switch (row.kind) {
-        case OptionKind::whole_number: option->type_name("INT"); break;
-        case OptionKind::number: option->type_name("FLOAT"); break;
-        case OptionKind::format:
-          option->check(CLI::IsMember(std::vector<std::string>(std::begin(kOutputFormatNames),
-                                                               std::end(kOutputFormatNames))))
+        case pipeline::OptionKind::whole_number:
+          option->type_name("INT");
+          break;
+        case pipeline::OptionKind::number:
+          option->type_name("FLOAT");
+          break;
+        case pipeline::OptionKind::format:
+          option
+              ->check(
+                  CLI::IsMember(std::vector<std::string>(std::begin(pipeline::kOutputFormatNames),
+                                                         std::end(pipeline::kOutputFormatNames))))
               ->type_name("FORMAT");
           break;
-        case OptionKind::long_lines:
-          option->check(CLI::IsMember(std::vector<std::string>(std::begin(kLongLinesNames),
-                                                               std::end(kLongLinesNames))))
+        case pipeline::OptionKind::long_lines:
+          option
+              ->check(CLI::IsMember(std::vector<std::string>(std::begin(pipeline::kLongLinesNames),
+                                                             std::end(pipeline::kLongLinesNames))))
               ->type_name("MODE");
           break;
-        case OptionKind::precision: option->type_name("PRECISION"); break;
-        case OptionKind::sampling:  // "topk 10": two words on the command line, one in YAML
+        case pipeline::OptionKind::precision:
+          option->type_name("PRECISION");
+          break;
+        case pipeline::OptionKind::sampling:  // "topk 10": two words on the command line, one in
+                                              // YAML
           option->type_name("MODE [N]")->expected(0, 2);
           option->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
           break;
-        case OptionKind::text: option->type_name("TEXT"); break;
-        case OptionKind::on_off: break;
+        case pipeline::OptionKind::text:
+          option->type_name("TEXT");
+          break;
+        case pipeline::OptionKind::on_off:
+          break;
       }
-      if (row.bare_value != nullptr && row.kind != OptionKind::sampling) option->expected(0, 1);
+      if (row.bare_value != nullptr && row.kind != pipeline::OptionKind::sampling)
+        option->expected(0, 1);
     }
     flags.options.push_back(option);
   }
@@ -54,30 +68,31 @@ namespace {
 
 template <typename Settings>
 void apply_rows(const OptionFlags& flags, Settings& settings) {
-  S2S_CHECK(flags.options.size() == option_count(flags.command), "one CLI option per table row");
+  S2S_CHECK(flags.options.size() == pipeline::option_count(flags.command),
+            "one CLI option per table row");
   for (std::size_t i = 0; i < flags.options.size(); ++i) {
     const CLI::Option* option = flags.options[i];
     if (option->count() == 0) continue;
-    const OptionRow row = option_row(flags.command, i);
+    const pipeline::OptionRow row = pipeline::option_row(flags.command, i);
     std::string text = option->results().back();
-    if (row.kind == OptionKind::sampling) {  // its words, joined as YAML writes them
+    if (row.kind == pipeline::OptionKind::sampling) {  // its words, joined as YAML writes them
       text.clear();
       for (const std::string& word : option->results()) text += (text.empty() ? "" : " ") + word;
     }
     if (text.empty() && row.bare_value != nullptr) text = row.bare_value;
-    set_option(i, text, std::string("--") + row.key, settings);
+    pipeline::set_option(i, text, std::string("--") + row.key, settings);
   }
 }
 
 }  // namespace
 
-void apply_flags(const OptionFlags& flags, TranslateSettings& settings) {
-  S2S_CHECK(flags.command == Command::translate, "translate flags");
+void apply_flags(const OptionFlags& flags, pipeline::TranslateSettings& settings) {
+  S2S_CHECK(flags.command == pipeline::Command::translate, "translate flags");
   apply_rows(flags, settings);
 }
 
-void apply_flags(const OptionFlags& flags, ScoreSettings& settings) {
-  S2S_CHECK(flags.command == Command::score, "score flags");
+void apply_flags(const OptionFlags& flags, pipeline::ScoreSettings& settings) {
+  S2S_CHECK(flags.command == pipeline::Command::score, "score flags");
   apply_rows(flags, settings);
 }
 

@@ -18,16 +18,16 @@ namespace s2s::app {
 
 // What the CLI11 binding keeps until parsing is done: one option per table row.
 struct OptionFlags {
-  Command command = Command::translate;
+  pipeline::Command command = pipeline::Command::translate;
   std::vector<CLI::Option*> options;
 };
 
 // Registers every row of `command`'s table on `cmd` (help text shows the built-in defaults).
-void add_option_flags(CLI::App& cmd, Command command, OptionFlags& flags);
+void add_option_flags(CLI::App& cmd, pipeline::Command command, OptionFlags& flags);
 
 // Applies the rows given on the command line (count() > 0), last, so that they win.
 // UsageError naming the flag when a value is out of range.
-void apply_flags(const OptionFlags& flags, TranslateSettings& settings);
-void apply_flags(const OptionFlags& flags, ScoreSettings& settings);
+void apply_flags(const OptionFlags& flags, pipeline::TranslateSettings& settings);
+void apply_flags(const OptionFlags& flags, pipeline::ScoreSettings& settings);
 
 }  // namespace s2s::app

@@ -72,7 +72,7 @@ std::vector<std::string> read_lines(const std::string& path, std::size_t max_lin
   std::string line;
   while (lines.size() < max_lines && std::getline(in, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (!s2s::is_blank(line)) lines.push_back(line);
+    if (!s2s::pipeline::is_blank(line)) lines.push_back(line);
   }
   if (lines.empty()) throw s2s::InputError(path + ": no sentences");
   return lines;
@@ -138,19 +138,20 @@ void run(const Args& args) {
   auto start = Clock::now();
   const auto precision = s2s::ops::parse_precision(args.precision);
   if (!precision) throw s2s::UsageError("--precision " + args.precision + ": unknown");
-  std::shared_ptr<const s2s::Model> model = s2s::formats::load_model(args.model, {}, *precision);
+  std::shared_ptr<const s2s::model::Model> model =
+      s2s::formats::load_model(args.model, {}, *precision);
   const double load_s = seconds_since(start);
   const double load_rss_mb = peak_rss_mb();
 
-  s2s::TranslateOptions options;
+  s2s::pipeline::TranslateOptions options;
   options.search.beam_size = args.beam_size;
   options.search.max_length_factor = args.max_length_factor;
   options.batch_size = args.batch_size;
-  const s2s::Translator translator(model, options);
+  const s2s::pipeline::Translator translator(model, options);
 
   // (c) time to first output: the first sentence alone, to text
   start = Clock::now();
-  const std::vector<s2s::Translation> first = translator.translate({lines.front()});
+  const std::vector<s2s::pipeline::Translation> first = translator.translate({lines.front()});
   const std::string first_text = model->codec().decode_target(first.at(0).hypotheses.at(0).ids);
   const double first_s = seconds_since(start);
 
@@ -163,15 +164,15 @@ void run(const Args& args) {
   const double cpu_before = cpu_seconds();
   const long faults_before = minor_faults();
   start = Clock::now();
-  const std::vector<s2s::Translation> results = translator.translate(lines);
+  const std::vector<s2s::pipeline::Translation> results = translator.translate(lines);
   const double total_s = seconds_since(start);
   const double cpu_s = cpu_seconds() - cpu_before;
   const long faults = minor_faults() - faults_before;
   const std::size_t allocs = s2s::Tensor::allocation_count() - allocs_before;
   const double flops = static_cast<double>(s2s::ops::flop_counter::read());
   std::int64_t tgt_tokens = 0;
-  for (const s2s::Translation& t : results)
-    for (const s2s::Hypothesis& h : t.hypotheses)
+  for (const s2s::pipeline::Translation& t : results)
+    for (const s2s::search::Hypothesis& h : t.hypotheses)
       tgt_tokens += static_cast<std::int64_t>(h.ids.size());
 
   // (e) peak RSS of load + translation

@@ -52,8 +52,8 @@ inline const FixtureModel& fixture_named(const std::string& name) {
   throw std::invalid_argument("no fixture model " + name);
 }
 
-inline std::shared_ptr<const Model> load_fixture(const FixtureModel& f,
-                                                 ops::Precision precision = ops::Precision::f32) {
+inline std::shared_ptr<const model::Model> load_fixture(
+    const FixtureModel& f, ops::Precision precision = ops::Precision::f32) {
   formats::SpmPaths spm;
   if (f.spm_from) {
     spm.source = data_path(std::string("models/") + f.spm_from + "/source.spm");
@@ -62,8 +62,8 @@ inline std::shared_ptr<const Model> load_fixture(const FixtureModel& f,
   return formats::load_model(data_path(std::string("models/") + f.name), spm, precision);
 }
 
-inline SearchOptions greedy_options(const FixtureModel& f) {
-  SearchOptions options;
+inline search::SearchOptions greedy_options(const FixtureModel& f) {
+  search::SearchOptions options;
   options.beam_size = 1;
   options.allow_unk = f.allow_unk;
   options.min_length = f.min_length;

@@ -10,9 +10,9 @@
 namespace s2s {
 
 struct Engine::Impl {
-  std::shared_ptr<const Model> model;
-  TranslateSettings settings;
-  std::unique_ptr<Translator> translator;
+  std::shared_ptr<const model::Model> model;
+  pipeline::TranslateSettings settings;
+  std::unique_ptr<pipeline::Translator> translator;
 };
 
 Engine::Engine(const std::string& model_folder, const Settings& settings)
@@ -20,14 +20,15 @@ Engine::Engine(const std::string& model_folder, const Settings& settings)
   // The settings first alone, so that a bad one is reported before the model loads and those
   // that shape loading (threads, precision, SentencePiece files) apply to it; then again above
   // the model's own, as `s2s translate` ranks them.
-  TranslateSettings early;
-  for (const auto& [key, value] : settings) set_option(key, value, early);
+  pipeline::TranslateSettings early;
+  for (const auto& [key, value] : settings) pipeline::set_option(key, value, early);
   set_num_threads(static_cast<int>(early.threads));
   impl_->model = formats::load_model(model_folder, formats::SpmPaths{early.source_spm, early.target_spm},
                                      early.precision);
-  apply_model_defaults(impl_->model->info(), impl_->settings);
-  for (const auto& [key, value] : settings) set_option(key, value, impl_->settings);
-  impl_->translator = std::make_unique<Translator>(impl_->model, impl_->settings.translate);
+  pipeline::apply_model_defaults(impl_->model->info(), impl_->settings);
+  for (const auto& [key, value] : settings) pipeline::set_option(key, value, impl_->settings);
+  impl_->translator =
+      std::make_unique<pipeline::Translator>(impl_->model, impl_->settings.translate);
 }
 
 Engine::~Engine() = default;
@@ -38,14 +39,14 @@ std::vector<std::vector<Candidate>> Engine::translate_n_best(
     const std::vector<std::string>& lines) const {
   std::vector<std::vector<Candidate>> results(lines.size());
   // Only its text conversion is used: detokenized, or pieces with "no-spm-decode".
-  const OutputFormatter formatter(impl_->model->codec(), OutputFormat::text, true,
-                                  target_text(impl_->settings));
-  translate_in_parallel(*impl_->translator, lines, parallel_options(impl_->settings),
-                        [&](std::size_t i, Translation translation, const InputNotes&) {
-                          for (const Hypothesis& h : translation.hypotheses)
-                            results[i].push_back({formatter.translation_text(h.ids), h.score,
-                                                  h.normalized_score});
-                        });
+  const pipeline::OutputFormatter formatter(impl_->model->codec(), pipeline::OutputFormat::text,
+                                            true, pipeline::target_text(impl_->settings));
+  pipeline::translate_in_parallel(
+      *impl_->translator, lines, pipeline::parallel_options(impl_->settings),
+      [&](std::size_t i, pipeline::Translation translation, const pipeline::InputNotes&) {
+        for (const search::Hypothesis& h : translation.hypotheses)
+          results[i].push_back({formatter.translation_text(h.ids), h.score, h.normalized_score});
+      });
   return results;
 }
 
@@ -58,12 +59,12 @@ std::vector<std::string> Engine::translate(const std::vector<std::string>& lines
 
 std::vector<ScoredPair> Engine::score(
     const std::vector<std::pair<std::string, std::string>>& pairs) const {
-  ScoreOptions options;
+  pipeline::ScoreOptions options;
   options.normalize = impl_->settings.translate.search.normalize;
   options.batch_size = impl_->settings.translate.batch_size;
   options.batch_tokens = impl_->settings.translate.batch_tokens;
   std::vector<ScoredPair> scores;
-  for (const s2s::PairScore& s : Scorer(impl_->model, options).score(pairs))
+  for (const s2s::pipeline::PairScore& s : pipeline::Scorer(impl_->model, options).score(pairs))
     scores.push_back({s.score, s.normalized_score, s.target_ids.size()});
   return scores;
 }

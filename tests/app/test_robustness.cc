@@ -22,7 +22,7 @@ std::string model_arg(const std::string& name = kModel) {
   return "-m '" + test::data_path("models/" + name) + "'";
 }
 
-std::shared_ptr<const Model> load(const std::string& name = kModel) {
+std::shared_ptr<const model::Model> load(const std::string& name = kModel) {
   return formats::load_model(test::data_path("models/" + name));
 }
 
@@ -81,14 +81,18 @@ std::string long_text(std::size_t bytes, unsigned seed) {
 }
 
 // What the CLI says about a line the Translator splits, computed with the library.
-std::string split_warning(const Model& model, std::size_t line_number, const std::string& line,
-                          std::size_t limit) {
+std::string split_warning(const model::Model& model, std::size_t line_number,
+                          const std::string& line, std::size_t limit) {
   const text::TextCodec& codec = model.codec();
-  const TokenCounter count = [&](const std::string& s) { return codec.encode_source(s).size(); };
-  const std::size_t tokens =
-      line.size() <= kCountBytes ? count(line) : count_in_chunks(line, limit, count).tokens;
-  const std::size_t pieces = split_to_limit(line, limit, count).size();
-  return "s2s: warning: " + too_long_message(line_number, tokens, TokenLimit::of(limit, 0)) +
+  const pipeline::TokenCounter count = [&](const std::string& s) {
+    return codec.encode_source(s).size();
+  };
+  const std::size_t tokens = line.size() <= pipeline::kCountBytes
+                                 ? count(line)
+                                 : pipeline::count_in_chunks(line, limit, count).tokens;
+  const std::size_t pieces = pipeline::split_to_limit(line, limit, count).size();
+  return "s2s: warning: " +
+         pipeline::too_long_message(line_number, tokens, pipeline::TokenLimit::of(limit, 0)) +
          ": split into " + std::to_string(pieces) + " pieces, translated separately and joined\n";
 }
 
@@ -160,11 +164,11 @@ TEST_CASE("translate: a 1 MB line without a final newline, split or truncated", 
     REQUIRE(r.exit_code == 0);
     CHECK(test::count_lines(r.out) == 2);
     CHECK(valid_utf8(r.out));
-    const TokenCounter count = [&](const std::string& s) {
+    const pipeline::TokenCounter count = [&](const std::string& s) {
       return model->codec().encode_source(s).size();
     };
     CHECK(r.err == "s2s: warning: line 2: " +
-                       std::to_string(count_in_chunks(big, 256, count).tokens) +
+                       std::to_string(pipeline::count_in_chunks(big, 256, count).tokens) +
                        " tokens, more than the limit of 256 (--max-length): truncated to its "
                        "first 256 tokens\n");
   }
@@ -263,13 +267,13 @@ TEST_CASE("translate: a learned position table lowers the limit", "[cli]") {
                                "short\n" + line + "\n");
   REQUIRE(r.exit_code == 0);
   CHECK(test::count_lines(r.out) == 2);
-  const TokenCounter count = [&](const std::string& s) {
+  const pipeline::TokenCounter count = [&](const std::string& s) {
     return model->codec().encode_source(s).size();
   };
   CHECK(r.err == "s2s: warning: line 2: " + std::to_string(count(line)) +
                      " tokens, more than the limit of 64 (the model's position table): split "
                      "into " +
-                     std::to_string(split_to_limit(line, 64, count).size()) +
+                     std::to_string(pipeline::split_to_limit(line, 64, count).size()) +
                      " pieces, translated separately and joined\n");
 }
 
@@ -337,19 +341,19 @@ TEST_CASE("score: hostile bytes, --skip-bad, long pairs", "[cli]") {
   SECTION("a side longer than --max-length is truncated with a warning, or fails") {
     const std::string big = long_text(100000, 3);
     const auto model = load();
-    const TokenCounter count = [&](const std::string& s) {
+    const pipeline::TokenCounter count = [&](const std::string& s) {
       return model->codec().encode_target(s).size();
     };
     const std::string input = good + "short\t" + big + "\n";
     const std::string head = "line 2: target " +
-                             std::to_string(count_in_chunks(big, 1000, count).tokens) +
+                             std::to_string(pipeline::count_in_chunks(big, 1000, count).tokens) +
                              " tokens, more than the limit of 1000 (--max-length)";
     const auto r = test::run_s2s("score " + model_arg(), input);
     REQUIRE(r.exit_code == 0);
     CHECK(test::count_lines(r.out) == 2);
     CHECK(r.err == "s2s: warning: " + head + ": truncated to fit (a pair cannot be split)\n");
     // The score is the truncated pair's.
-    const std::string cut = truncate_to_limit(big, 1000, count);
+    const std::string cut = pipeline::truncate_to_limit(big, 1000, count);
     const auto same = test::run_s2s("score " + model_arg(), good + "short\t" + cut + "\n");
     CHECK(same.out == r.out);
     CHECK(test::run_s2s("score --long-lines truncate " + model_arg(), input).out == r.out);

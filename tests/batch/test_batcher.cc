@@ -22,7 +22,7 @@ void check_partition(const std::vector<std::vector<std::size_t>>& batches, std::
 
 TEST_CASE("batches by sentence count, sorted by length", "[batch]") {
   const std::vector<std::size_t> lengths = {5, 1, 9, 3, 3, 7, 2};
-  const auto batches = make_batches(lengths, {3, 0});
+  const auto batches = batch::make_batches(lengths, {3, 0});
   check_partition(batches, lengths.size());
   REQUIRE(batches.size() == 3);
   CHECK(batches[0] == std::vector<std::size_t>{1, 6, 3});  // lengths 1, 2, 3
@@ -32,7 +32,7 @@ TEST_CASE("batches by sentence count, sorted by length", "[batch]") {
 
 TEST_CASE("batches by padded tokens", "[batch]") {
   const std::vector<std::size_t> lengths = {4, 4, 4, 10, 2, 30};
-  const auto batches = make_batches(lengths, {100, 12});
+  const auto batches = batch::make_batches(lengths, {100, 12});
   check_partition(batches, lengths.size());
   for (const auto& b : batches) {
     std::size_t longest = 0;
@@ -44,9 +44,9 @@ TEST_CASE("batches by padded tokens", "[batch]") {
 }
 
 TEST_CASE("empty input and bad limits", "[batch]") {
-  CHECK(make_batches({}, {4, 0}).empty());
-  CHECK_THROWS_AS(make_batches({1}, {0, 0}), UsageError);
-  CHECK_THROWS_AS(make_batches({1}, {1, -5}), UsageError);
+  CHECK(batch::make_batches({}, {4, 0}).empty());
+  CHECK_THROWS_AS(batch::make_batches({1}, {0, 0}), UsageError);
+  CHECK_THROWS_AS(batch::make_batches({1}, {1, -5}), UsageError);
 }
 
 }  // namespace s2s

@@ -14,13 +14,13 @@ namespace {
 const std::string kMarian = "marian-postnorm-swish-tiedall";
 
 // Teacher-forced logits of the golden sentences of `golden_name` under `model`.
-Tensor logits_of(const Model& model, const std::string& golden_name) {
+Tensor logits_of(const model::Model& model, const std::string& golden_name) {
   formats::NpzArchive golden(test::data_path("golden/" + golden_name + ".npz"));
   const Tensor src = golden.read_tensor("src_ids"), tgt = golden.read_tensor("tgt_ids");
   const Tensor src_len = golden.read_tensor("src_lengths");
   const std::vector<std::int32_t> lengths(src_len.data<std::int32_t>(),
                                           src_len.data<std::int32_t>() + src_len.numel());
-  const EncoderOutput encoded = model.encoder().forward(src, lengths);
+  const model::EncoderOutput encoded = model.encoder().forward(src, lengths);
   Tensor logits;
   model.decoder().forward_all(encoded, tgt, logits);
   return logits;
@@ -28,11 +28,11 @@ Tensor logits_of(const Model& model, const std::string& golden_name) {
 
 // The Marian fixture loaded as the Marian loader does, with `change` applied to its config.
 template <typename Change>
-std::shared_ptr<const Model> marian_with(Change change) {
+std::shared_ptr<const model::Model> marian_with(Change change) {
   const auto files = formats::find_marian_files(test::data_path("models/" + kMarian));
   formats::NpzArchive npz(files.model.string());
-  ModelConfig config = formats::marian_config(npz.read_text("special:model.yml"), "fixture");
-  WeightStore weights(files.model.string());
+  model::ModelConfig config = formats::marian_config(npz.read_text("special:model.yml"), "fixture");
+  layers::WeightStore weights(files.model.string());
   formats::load_marian_weights(files.model, config, weights);
   auto codec = std::make_unique<text::TextCodec>(text::TextCodec::load(
       files.source_spm.string(), files.source_vocab.string(), config.source_vocab_size,
@@ -41,7 +41,8 @@ std::shared_ptr<const Model> marian_with(Change change) {
   config.eos_id = codec->target_vocab().eos_id();
   config.unk_id = codec->target_vocab().unk_id();
   change(config);
-  return std::make_shared<const Model>(config, std::move(weights), std::move(codec), ModelInfo{});
+  return std::make_shared<const model::Model>(config, std::move(weights), std::move(codec),
+                                              model::ModelInfo{});
 }
 
 }  // namespace
@@ -59,11 +60,11 @@ TEST_CASE("HF, CTranslate2 and Marian differ only where their semantics differ",
   S2S_CHECK_CLOSE(logits_of(*ct2, kMarian), hf_no_pad, 1e-4);  // float32 rounding only
 
   // Marian's own semantics give other logits...
-  const auto marian = marian_with([](ModelConfig&) {});
+  const auto marian = marian_with([](model::ModelConfig&) {});
   CHECK(test::compare(logits_of(*marian, kMarian), hf_no_pad).max_rel_error > 1e-3);
   // ...and exactly the HF ones once the positional formula and the epsilon are HF's.
-  const auto marian_as_hf = marian_with([](ModelConfig& c) {
-    c.positions = PositionEncoding::sinusoid_hf;
+  const auto marian_as_hf = marian_with([](model::ModelConfig& c) {
+    c.positions = layers::PositionEncoding::sinusoid_hf;
     c.layer_norm_epsilon = 1e-5f;
   });
   S2S_CHECK_CLOSE(logits_of(*marian_as_hf, kMarian), hf_no_pad, 1e-4);

@@ -119,7 +119,7 @@ const std::map<std::string, Reader>& readers() {
          const std::string text = b.size() < 2 ? std::string() : b.substr(2);
          const int fd = ::open(s.write("input.txt", text).c_str(), O_RDONLY);
          REQUIRE(fd >= 0);
-         LineReader reader(fd);
+         pipeline::LineReader reader(fd);
          std::vector<std::string> all, window;
          for (std::size_t max_lines = 1; reader.next_window(window, max_lines); ++max_lines) {
            CHECK(window.size() <= max_lines);

@@ -6,7 +6,8 @@
 namespace s2s {
 
 TEST_CASE("absent keys take Marian's defaults", "[formats]") {
-  const ModelConfig c = formats::marian_config("type: transformer\ndim-vocabs: [100, 120]\n", "m");
+  const model::ModelConfig c =
+      formats::marian_config("type: transformer\ndim-vocabs: [100, 120]\n", "m");
   CHECK(c.d_model == 512);
   CHECK(c.heads == 8);
   CHECK(c.encoder_layers == 1);
@@ -14,9 +15,9 @@ TEST_CASE("absent keys take Marian's defaults", "[formats]") {
   CHECK(c.decoder_ffn_dim == 2048);
   CHECK(c.activation == ops::Activation::swish);  // Marian's default, used by OPUS-MT
   CHECK_FALSE(c.pre_norm);
-  CHECK(c.post_ops == std::vector<PostOp>{PostOp::add, PostOp::norm});
+  CHECK(c.post_ops == std::vector<layers::PostOp>{layers::PostOp::add, layers::PostOp::norm});
   CHECK(c.layer_norm_epsilon == 1e-6f);
-  CHECK(c.positions == PositionEncoding::sinusoid_marian);
+  CHECK(c.positions == layers::PositionEncoding::sinusoid_marian);
   CHECK(c.scale_embeddings);
   CHECK(c.output_bias);
   CHECK(c.decoder_start_id == -1);
@@ -25,7 +26,7 @@ TEST_CASE("absent keys take Marian's defaults", "[formats]") {
 }
 
 TEST_CASE("pre-norm, decoder overrides, learned positions and tying are read", "[formats]") {
-  const ModelConfig c = formats::marian_config(
+  const model::ModelConfig c = formats::marian_config(
       "type: transformer\ndim-vocabs:\n  - 50\n  - 50\ndim-emb: 32\ntransformer-heads: 4\n"
       "transformer-preprocess: n\ntransformer-postprocess: da\ntransformer-postprocess-emb: n\n"
       "transformer-postprocess-top: n\ntransformer-ffn-activation: relu\n"
@@ -34,14 +35,14 @@ TEST_CASE("pre-norm, decoder overrides, learned positions and tying are read", "
       "output-omit-bias: true\n",
       "m");
   CHECK(c.pre_norm);
-  CHECK(c.post_ops == std::vector<PostOp>{PostOp::add});
+  CHECK(c.post_ops == std::vector<layers::PostOp>{layers::PostOp::add});
   CHECK(c.embedding_norm);
   CHECK(c.final_norm);
   CHECK(c.activation == ops::Activation::relu);
   CHECK(c.decoder_ffn_dim == 64);
   CHECK(c.decoder_ffn_depth == 3);
   CHECK(c.encoder_ffn_depth == 2);
-  CHECK(c.positions == PositionEncoding::learned);
+  CHECK(c.positions == layers::PositionEncoding::learned);
   CHECK_FALSE(c.scale_embeddings);
   CHECK(c.shared_embeddings);
   CHECK(c.tied_output);

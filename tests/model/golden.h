@@ -55,11 +55,11 @@ struct StepErrors {
 // Decodes `encoded` (one sentence, row b of the goldens) step by step, feeding `ids` after the
 // start token (the reference's greedy path, so that one early difference does not derail the
 // rest), and compares each step's logits with expected[b, t, :] ([B, L, V] golden logits).
-inline StepErrors step_logit_errors(const Model& model, const EncoderOutput& encoded,
+inline StepErrors step_logit_errors(const model::Model& model, const model::EncoderOutput& encoded,
                                     const std::vector<std::int32_t>& ids, const Tensor& expected,
                                     dim_t b) {
   StepErrors errors;
-  DecoderState state = model.decoder().start(encoded, static_cast<dim_t>(ids.size()));
+  model::DecoderState state = model.decoder().start(encoded, static_cast<dim_t>(ids.size()));
   std::int32_t previous = model.decoder().start_id();
   Tensor logits;
   for (std::size_t t = 0; t < ids.size(); ++t) {

@@ -12,8 +12,8 @@ namespace s2s {
 TEST_CASE("decoder steps with rows reordered, replicated and dropped match teacher forcing",
           "[model]") {
   const auto model = test::load_fixture(test::marian_fixtures()[0]);
-  const Batch batch = make_batch({{5, 6, 7, 8, 9, 10, 0}, {11, 12, 0}});
-  const EncoderOutput encoded = model->encoder().forward(batch.ids, batch.lengths);
+  const batch::Batch batch = batch::make_batch({{5, 6, 7, 8, 9, 10, 0}, {11, 12, 0}});
+  const model::EncoderOutput encoded = model->encoder().forward(batch.ids, batch.lengths);
   const dim_t steps = 150;
   const dim_t vocab = model->config().target_vocab_size;
 
@@ -24,7 +24,7 @@ TEST_CASE("decoder steps with rows reordered, replicated and dropped match teach
   Tensor expected;
   model->decoder().forward_all(encoded, target, expected);  // [2, steps, V]
 
-  DecoderState state;
+  model::DecoderState state;
   model->decoder().start(encoded, steps, state, /*max_rows=*/4);
   std::vector<std::int32_t> sentence_of_row = {0, 1};
   std::vector<std::int32_t> previous(2, model->decoder().start_id());

@@ -58,7 +58,7 @@ TEST_CASE("fixture models match the numpy references", "[model][parity]") {
       }
 
       // Encoder output.
-      EncoderOutput encoded = model->encoder().forward(src_ids, src_lengths);
+      model::EncoderOutput encoded = model->encoder().forward(src_ids, src_lengths);
       zero_padding(encoded.memory, src_lengths);
       const Tensor enc_expected = golden.get("encoder_out");
       const auto enc_cmp = test::compare(encoded.memory, enc_expected);
@@ -84,11 +84,11 @@ TEST_CASE("fixture models match the numpy references", "[model][parity]") {
       test::StepErrors worst;
       for (dim_t b = 0; b < batch; ++b) {
         const std::vector<std::int32_t> expected = greedy_row(greedy_ids, b);
-        const Batch one = make_batch({row(src_ids, b, src_lengths[b])});
+        const batch::Batch one = batch::make_batch({row(src_ids, b, src_lengths[b])});
         INFO("sentence " << b);
-        const EncoderOutput enc1 = model->encoder().forward(one.ids, one.lengths);
-        const std::vector<Hypothesis> hyps =
-            greedy_search(*model, enc1, test::greedy_options(fixture));
+        const model::EncoderOutput enc1 = model->encoder().forward(one.ids, one.lengths);
+        const std::vector<search::Hypothesis> hyps =
+            search::greedy_search(*model, enc1, test::greedy_options(fixture));
         CHECK(hyps[0].ids == expected);
         worst.merge(test::step_logit_errors(*model, enc1, expected, greedy_logits, b));
       }
@@ -118,13 +118,13 @@ TEST_CASE("step-by-step logits equal forward_all logits", "[model]") {
       const Tensor tgt_ids = golden.get("tgt_ids");
       const std::vector<std::int32_t> src_lengths = lengths_of(golden.get("src_lengths"));
       const std::vector<std::int32_t> tgt_lengths = lengths_of(golden.get("tgt_lengths"));
-      const EncoderOutput encoded = model->encoder().forward(src_ids, src_lengths);
+      const model::EncoderOutput encoded = model->encoder().forward(src_ids, src_lengths);
       Tensor all;
       model->decoder().forward_all(encoded, tgt_ids, all);
       zero_padding(all, tgt_lengths);
 
       const dim_t batch = tgt_ids.dim(0), steps = tgt_ids.dim(1);
-      DecoderState state = model->decoder().start(encoded, steps);
+      model::DecoderState state = model->decoder().start(encoded, steps);
       Tensor stepped(all.shape()), logits;
       std::vector<std::int32_t> previous(batch, model->decoder().start_id());
       for (dim_t t = 0; t < steps; ++t) {
@@ -158,17 +158,19 @@ TEST_CASE("padding never changes a sentence's result", "[model]") {
       const dim_t shortest = std::min_element(lengths.begin(), lengths.end()) - lengths.begin();
       const std::vector<std::int32_t> alone_ids = row(src_ids, shortest, lengths[shortest]);
 
-      const Batch alone = make_batch({alone_ids});
-      const EncoderOutput enc_alone = model->encoder().forward(alone.ids, alone.lengths);
+      const batch::Batch alone = batch::make_batch({alone_ids});
+      const model::EncoderOutput enc_alone = model->encoder().forward(alone.ids, alone.lengths);
       std::vector<std::vector<std::int32_t>> all;
       for (dim_t b = 0; b < src_ids.dim(0); ++b) all.push_back(row(src_ids, b, lengths[b]));
-      const Batch padded = make_batch(all);
-      const EncoderOutput enc_batch = model->encoder().forward(padded.ids, padded.lengths);
+      const batch::Batch padded = batch::make_batch(all);
+      const model::EncoderOutput enc_batch = model->encoder().forward(padded.ids, padded.lengths);
       Tensor mine = enc_batch.memory.slice(0, shortest, shortest + 1).slice(1, 0, lengths[shortest]).clone();
       S2S_CHECK_CLOSE(mine, enc_alone.memory, kTolerance);
 
-      const auto hyp_alone = greedy_search(*model, enc_alone, test::greedy_options(fixture));
-      const auto hyp_batch = greedy_search(*model, enc_batch, test::greedy_options(fixture));
+      const auto hyp_alone =
+          search::greedy_search(*model, enc_alone, test::greedy_options(fixture));
+      const auto hyp_batch =
+          search::greedy_search(*model, enc_batch, test::greedy_options(fixture));
       CHECK(hyp_batch[shortest].ids == hyp_alone[0].ids);
       CHECK(std::abs(hyp_batch[shortest].score - hyp_alone[0].score) < 1e-4);
     }
@@ -181,9 +183,9 @@ namespace s2s {
 
 TEST_CASE("decoding steps allocate no tensor memory once a batch has started", "[model]") {
   const auto model = test::load_fixture(test::marian_fixtures()[0]);
-  const Batch batch = make_batch({{5, 6, 7, 8, 0}, {9, 10, 0}, {11, 0}});
-  const EncoderOutput encoded = model->encoder().forward(batch.ids, batch.lengths);
-  DecoderState state = model->decoder().start(encoded, 12);
+  const batch::Batch batch = batch::make_batch({{5, 6, 7, 8, 0}, {9, 10, 0}, {11, 0}});
+  const model::EncoderOutput encoded = model->encoder().forward(batch.ids, batch.lengths);
+  model::DecoderState state = model->decoder().start(encoded, 12);
   Tensor logits;
   std::vector<std::int32_t> previous(3, model->decoder().start_id());
   model->decoder().step(state, previous, logits);  // the first step sizes the temporaries
@@ -209,8 +211,9 @@ TEST_CASE("two compute threads give the same greedy translations", "[model][thre
     const Golden golden(name);
     const Tensor src_ids = golden.get("src_ids");
     const std::vector<std::int32_t> lengths = lengths_of(golden.get("src_lengths"));
-    const EncoderOutput encoded = model->encoder().forward(src_ids, lengths);
-    const std::vector<Hypothesis> hyps = greedy_search(*model, encoded, test::greedy_options(fixture));
+    const model::EncoderOutput encoded = model->encoder().forward(src_ids, lengths);
+    const std::vector<search::Hypothesis> hyps =
+        search::greedy_search(*model, encoded, test::greedy_options(fixture));
     const Tensor greedy_ids = golden.get("greedy_ids");
     for (dim_t b = 0; b < src_ids.dim(0); ++b) {
       INFO(name << " sentence " << b);

@@ -57,9 +57,9 @@ TEST_CASE("bfloat16 and int8 models match the numpy emulation step by step", "[m
         for (dim_t b = 0; b < src_ids.dim(0); ++b) {
           INFO("sentence " << b);
           const std::vector<std::int32_t> expected = test::greedy_row(greedy_ids, b);
-          const Batch one = make_batch({test::row(src_ids, b, src_lengths[b])});
-          const EncoderOutput encoded = model->encoder().forward(one.ids, one.lengths);
-          const auto hyps = greedy_search(*model, encoded, test::greedy_options(fixture));
+          const batch::Batch one = batch::make_batch({test::row(src_ids, b, src_lengths[b])});
+          const model::EncoderOutput encoded = model->encoder().forward(one.ids, one.lengths);
+          const auto hyps = search::greedy_search(*model, encoded, test::greedy_options(fixture));
           CHECK(hyps[0].ids == expected);
           worst.merge(test::step_logit_errors(*model, encoded, expected, greedy_logits, b));
         }

@@ -20,10 +20,11 @@ TEST_CASE("Engine translates as the Translator does, with the model's own settin
   const std::vector<std::string> texts = engine.translate(lines);
 
   const auto model = formats::load_model(folder);
-  TranslateOptions options;
+  pipeline::TranslateOptions options;
   options.search.beam_size = 3;
   options.search.normalize = 0.6f;
-  const std::vector<Translation> expected = Translator(model, options).translate(lines);
+  const std::vector<pipeline::Translation> expected =
+      pipeline::Translator(model, options).translate(lines);
   REQUIRE(texts.size() == lines.size());
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::string want = expected[i].hypotheses.empty()
@@ -41,9 +42,10 @@ TEST_CASE("Engine with no-spm-decode gives the target pieces separated by spaces
                                {"threads", "1"}});
   const std::vector<std::string> texts = engine.translate(lines);
   const auto model = formats::load_model(folder);
-  TranslateOptions options;
+  pipeline::TranslateOptions options;
   options.search.beam_size = 2;
-  const std::vector<Translation> expected = Translator(model, options).translate(lines);
+  const std::vector<pipeline::Translation> expected =
+      pipeline::Translator(model, options).translate(lines);
   REQUIRE(texts.size() == 2);
   std::string want;
   for (const std::string& piece : model->codec().target_pieces(expected[0].hypotheses[0].ids))
@@ -67,7 +69,8 @@ TEST_CASE("Engine gives n-best lists with scores, and scores pairs", "[pipeline]
   const auto scores = engine.score({{"The license is free.", lists[0][0].text}});
   REQUIRE(scores.size() == 1);
   const auto model = formats::load_model(folder);
-  const auto pair = Scorer(model, ScoreOptions{}).score({{"The license is free.", lists[0][0].text}});
+  const auto pair = pipeline::Scorer(model, pipeline::ScoreOptions{})
+                        .score({{"The license is free.", lists[0][0].text}});
   CHECK(scores[0].score == Approx(pair[0].score));
   CHECK(scores[0].target_tokens == pair[0].target_ids.size());
 }

@@ -54,7 +54,7 @@ std::string join(const std::vector<std::string>& pieces) {
   return out;
 }
 
-std::shared_ptr<const Model> tiny_model(const char* name = "marian-postnorm-swish-tiedall") {
+std::shared_ptr<const model::Model> tiny_model(const char* name = "marian-postnorm-swish-tiedall") {
   return formats::load_model(test::data_path(std::string("models/") + name));
 }
 
@@ -116,37 +116,38 @@ TEST_CASE("repair_utf8, is_valid_utf8 and strip_bom", "[pipeline]") {
 
 TEST_CASE("split_sentences: ends followed by space, CJK ends anywhere", "[pipeline]") {
   using V = std::vector<std::string_view>;
-  CHECK(split_sentences("One. Two! Three? Four") == V{"One.", "Two!", "Three?", "Four"});
-  CHECK(split_sentences("  Wait... what?!  Yes.  ") == V{"Wait...", "what?!", "Yes."});
-  CHECK(split_sentences("He said \"Go.\" Then (he left.) End") ==
+  CHECK(pipeline::split_sentences("One. Two! Three? Four") == V{"One.", "Two!", "Three?", "Four"});
+  CHECK(pipeline::split_sentences("  Wait... what?!  Yes.  ") == V{"Wait...", "what?!", "Yes."});
+  CHECK(pipeline::split_sentences("He said \"Go.\" Then (he left.) End") ==
         V{"He said \"Go.\"", "Then (he left.)", "End"});
-  CHECK(split_sentences("3.5 kg, e.g.x and a.b") == V{"3.5 kg, e.g.x and a.b"});
-  CHECK(split_sentences("So\xE2\x80\xA6 then") == V{"So\xE2\x80\xA6", "then"});
-  CHECK(split_sentences("\xE4\xBD\xA0\xE5\xA5\xBD\xE3\x80\x82\xE5\x86\x8D\xE8\xA7\x81\xEF\xBC\x81"
-                        "\xE5\xA5\xBD\xEF\xBC\x9F") ==
-        V{"\xE4\xBD\xA0\xE5\xA5\xBD\xE3\x80\x82", "\xE5\x86\x8D\xE8\xA7\x81\xEF\xBC\x81",
-          "\xE5\xA5\xBD\xEF\xBC\x9F"});
-  CHECK(split_sentences("\xE5\xA5\xBD\xE3\x80\x82\xE3\x80\x8D next") ==
+  CHECK(pipeline::split_sentences("3.5 kg, e.g.x and a.b") == V{"3.5 kg, e.g.x and a.b"});
+  CHECK(pipeline::split_sentences("So\xE2\x80\xA6 then") == V{"So\xE2\x80\xA6", "then"});
+  CHECK(pipeline::split_sentences(
+            "\xE4\xBD\xA0\xE5\xA5\xBD\xE3\x80\x82\xE5\x86\x8D\xE8\xA7\x81\xEF\xBC\x81"
+            "\xE5\xA5\xBD\xEF\xBC\x9F") == V{"\xE4\xBD\xA0\xE5\xA5\xBD\xE3\x80\x82",
+                                             "\xE5\x86\x8D\xE8\xA7\x81\xEF\xBC\x81",
+                                             "\xE5\xA5\xBD\xEF\xBC\x9F"});
+  CHECK(pipeline::split_sentences("\xE5\xA5\xBD\xE3\x80\x82\xE3\x80\x8D next") ==
         V{"\xE5\xA5\xBD\xE3\x80\x82\xE3\x80\x8D", "next"});  // 。」 then more
-  CHECK(split_sentences("no end") == V{"no end"});
-  CHECK(split_sentences("   ").empty());
-  CHECK(split_sentences(". . .") == V{".", ".", "."});
+  CHECK(pipeline::split_sentences("no end") == V{"no end"});
+  CHECK(pipeline::split_sentences("   ").empty());
+  CHECK(pipeline::split_sentences(". . .") == V{".", ".", "."});
 }
 
 TEST_CASE("split_to_limit: sentences, then words, then characters, each within the limit",
           "[pipeline]") {
-  const TokenCounter count = char_tokens;
+  const pipeline::TokenCounter count = char_tokens;
   SECTION("sentences that fit are pieces of their own") {
-    const auto pieces = split_to_limit("Aa bb. Cc dd! Ee?", 6, count);
+    const auto pieces = pipeline::split_to_limit("Aa bb. Cc dd! Ee?", 6, count);
     CHECK(pieces == std::vector<std::string>{"Aa bb.", "Cc dd!", "Ee?"});
   }
   SECTION("a long sentence is cut between words, as many per piece as fit") {
-    const auto pieces = split_to_limit("aa bb cc dd ee ff gg. Hh.", 7, count);
+    const auto pieces = pipeline::split_to_limit("aa bb cc dd ee ff gg. Hh.", 7, count);
     CHECK(pieces == std::vector<std::string>{"aa bb cc", "dd ee ff", "gg.", "Hh."});
   }
   SECTION("a word longer than the limit is cut between characters") {
     const std::string word = repeat("\xC3\xA9", 25) + "x";  // 26 characters, 2-byte ones
-    const auto pieces = split_to_limit("a " + word + " b", 11, count);
+    const auto pieces = pipeline::split_to_limit("a " + word + " b", 11, count);
     REQUIRE(pieces.size() >= 4);
     for (const std::string& p : pieces) {
       INFO(p);
@@ -162,19 +163,19 @@ TEST_CASE("split_to_limit: sentences, then words, then characters, each within t
   SECTION("nothing is lost or reordered") {
     std::string text;
     for (int i = 0; i < 300; ++i) text += "w" + std::to_string(i) + (i % 7 == 6 ? ". " : " ");
-    const auto pieces = split_to_limit(text, 20, count);
+    const auto pieces = pipeline::split_to_limit(text, 20, count);
     for (const std::string& p : pieces) CHECK(count(p) <= 20);
     CHECK(join(pieces) + " " == text);
   }
   SECTION("a text above 64 KB is handled without counting it whole") {
     std::size_t longest_count = 0;
-    const TokenCounter bounded = [&](const std::string& s) {
+    const pipeline::TokenCounter bounded = [&](const std::string& s) {
       longest_count = std::max(longest_count, s.size());
       return char_tokens(s);
     };
     const std::string huge = repeat("abcdefghij", 20000);  // 200 KB, one word
-    const auto pieces = split_to_limit(huge, 1000, bounded);
-    CHECK(longest_count <= kCountBytes);
+    const auto pieces = pipeline::split_to_limit(huge, 1000, bounded);
+    CHECK(longest_count <= pipeline::kCountBytes);
     for (const std::string& p : pieces) CHECK(char_tokens(p) <= 1000);
     std::string glued;
     for (const std::string& p : pieces) glued += p;
@@ -184,56 +185,56 @@ TEST_CASE("split_to_limit: sentences, then words, then characters, each within t
 }
 
 TEST_CASE("truncate_to_limit and count_in_chunks", "[pipeline]") {
-  const TokenCounter count = char_tokens;
-  CHECK(truncate_to_limit("aa bb cc dd", 20, count) == "aa bb cc dd");
-  CHECK(truncate_to_limit("aa bb cc dd", 7, count) == "aa bb cc");
-  CHECK(truncate_to_limit("aa bb cc dd", 6, count) == "aa bb");
-  CHECK(truncate_to_limit("abcdefgh ij", 5, count) == "abcd");  // inside the first word
-  CHECK(truncate_to_limit("  abcdefgh", 3, count) == "  ab");
+  const pipeline::TokenCounter count = char_tokens;
+  CHECK(pipeline::truncate_to_limit("aa bb cc dd", 20, count) == "aa bb cc dd");
+  CHECK(pipeline::truncate_to_limit("aa bb cc dd", 7, count) == "aa bb cc");
+  CHECK(pipeline::truncate_to_limit("aa bb cc dd", 6, count) == "aa bb");
+  CHECK(pipeline::truncate_to_limit("abcdefgh ij", 5, count) == "abcd");  // inside the first word
+  CHECK(pipeline::truncate_to_limit("  abcdefgh", 3, count) == "  ab");
   const std::string huge = repeat("word ", 40000);  // 200 KB
-  const ChunkedCount c = count_in_chunks(huge, 1000, count);
+  const pipeline::ChunkedCount c = pipeline::count_in_chunks(huge, 1000, count);
   CHECK(c.tokens == char_tokens(huge));
   REQUIRE(c.over_at != std::string_view::npos);
   CHECK(char_tokens(huge.substr(0, c.over_at)) > 1000);
-  CHECK(c.over_at <= kCountBytes + 1);
-  CHECK(count_in_chunks("short", 1000, count).over_at == std::string_view::npos);
+  CHECK(c.over_at <= pipeline::kCountBytes + 1);
+  CHECK(pipeline::count_in_chunks("short", 1000, count).over_at == std::string_view::npos);
 }
 
 TEST_CASE("TokenLimit and messages", "[pipeline]") {
-  CHECK(TokenLimit::of(1000, 0).tokens == 1000);
-  CHECK(TokenLimit::of(1000, 512).tokens == 512);
-  CHECK(TokenLimit::of(100, 512).tokens == 100);
-  CHECK(too_long_message(7, 1523, TokenLimit::of(1000, 0)) ==
+  CHECK(pipeline::TokenLimit::of(1000, 0).tokens == 1000);
+  CHECK(pipeline::TokenLimit::of(1000, 512).tokens == 512);
+  CHECK(pipeline::TokenLimit::of(100, 512).tokens == 100);
+  CHECK(pipeline::too_long_message(7, 1523, pipeline::TokenLimit::of(1000, 0)) ==
         "line 7: 1523 tokens, more than the limit of 1000 (--max-length)");
-  CHECK(too_long_message(2, 70, TokenLimit::of(1000, 64), "source ") ==
+  CHECK(pipeline::too_long_message(2, 70, pipeline::TokenLimit::of(1000, 64), "source ") ==
         "line 2: source 70 tokens, more than the limit of 64 (the model's position table)");
   CHECK(invalid_utf8_message(5, 1) == "line 5: invalid UTF-8 replaced with U+FFFD (1 sequence)");
   CHECK(invalid_utf8_message(5, 2) == "line 5: invalid UTF-8 replaced with U+FFFD (2 sequences)");
-  CHECK(parse_long_lines("truncate") == LongLines::truncate);
-  CHECK_FALSE(parse_long_lines("crop"));
-  CHECK(std::string(long_lines_name(LongLines::fail)) == "fail");
+  CHECK(pipeline::parse_long_lines("truncate") == pipeline::LongLines::truncate);
+  CHECK_FALSE(pipeline::parse_long_lines("crop"));
+  CHECK(std::string(pipeline::long_lines_name(pipeline::LongLines::fail)) == "fail");
 }
 
 TEST_CASE("Translator: a long line is split, its pieces translated and joined", "[pipeline]") {
   const auto model = tiny_model();
-  TranslateOptions options;
+  pipeline::TranslateOptions options;
   options.search.beam_size = 1;
   options.max_length = 12;  // each sentence fits, the line does not
-  const Translator whole(model, options);
-  const Translator limited(model, options);
+  const pipeline::Translator whole(model, options);
+  const pipeline::Translator limited(model, options);
   const std::vector<std::string> sentences = {"The license is free.", "You may copy the program!",
                                               "Is this the world?", "Hello world."};
   const std::string line = join(sentences);
-  std::vector<InputNotes> notes;
+  std::vector<pipeline::InputNotes> notes;
   const auto joined = limited.translate({"short", line, ""}, 40, &notes);
   REQUIRE(joined.size() == 3);
   REQUIRE(notes.size() == 3);
-  CHECK(notes[0].long_line == InputNotes::LongLine::no);
-  CHECK(notes[1].long_line == InputNotes::LongLine::split);
+  CHECK(notes[0].long_line == pipeline::InputNotes::LongLine::no);
+  CHECK(notes[1].long_line == pipeline::InputNotes::LongLine::split);
   CHECK(notes[1].pieces == 4);
   CHECK(notes[1].source_tokens == model->codec().encode_source(line).size());
   CHECK(joined[2].hypotheses.empty());
-  CHECK(long_line_message(41, notes[1], limited.limit()) ==
+  CHECK(pipeline::long_line_message(41, notes[1], limited.limit()) ==
         "line 41: " + std::to_string(notes[1].source_tokens) +
             " tokens, more than the limit of 12 (--max-length): split into 4 pieces, translated "
             "separately and joined");
@@ -242,13 +243,13 @@ TEST_CASE("Translator: a long line is split, its pieces translated and joined", 
   std::vector<std::string> texts;
   float score = 0.0f;
   std::size_t tokens = 0;
-  for (const Translation& t : alone) {
+  for (const pipeline::Translation& t : alone) {
     texts.push_back(model->codec().decode_target(t.hypotheses.front().ids));
     score += t.hypotheses.front().score;
     tokens += t.hypotheses.front().ids.size();
   }
   REQUIRE(joined[1].hypotheses.size() == 1);
-  const Hypothesis& h = joined[1].hypotheses.front();
+  const search::Hypothesis& h = joined[1].hypotheses.front();
   CHECK(model->codec().decode_target(h.ids) == join(texts));
   CHECK(h.ids.size() == h.token_scores.size());
   float sum = 0.0f;
@@ -264,20 +265,20 @@ TEST_CASE("Translator: a long line is split, its pieces translated and joined", 
 
 TEST_CASE("Translator: truncate, fail, and bytes never shift lines", "[pipeline]") {
   const auto model = tiny_model();
-  TranslateOptions options;
+  pipeline::TranslateOptions options;
   options.search.beam_size = 1;
   options.max_length = 8;
   const std::string line = "the license is free software and you may copy it";
   SECTION("truncate keeps the first tokens, </s> last") {
-    options.long_lines = LongLines::truncate;
-    std::vector<InputNotes> notes;
-    const auto r = Translator(model, options).translate({line}, 1, &notes);
-    CHECK(notes[0].long_line == InputNotes::LongLine::truncated);
+    options.long_lines = pipeline::LongLines::truncate;
+    std::vector<pipeline::InputNotes> notes;
+    const auto r = pipeline::Translator(model, options).translate({line}, 1, &notes);
+    CHECK(notes[0].long_line == pipeline::InputNotes::LongLine::truncated);
     REQUIRE(r[0].hypotheses.size() == 1);
   }
   SECTION("fail names the line over the whole input") {
-    options.long_lines = LongLines::fail;
-    const Translator t(model, options);
+    options.long_lines = pipeline::LongLines::fail;
+    const pipeline::Translator t(model, options);
     CHECK_THROWS_AS(t.translate({"ok", line}, 10), InputError);
     try {
       t.translate({"ok", line}, 10);
@@ -287,12 +288,12 @@ TEST_CASE("Translator: truncate, fail, and bytes never shift lines", "[pipeline]
   }
   SECTION("a limit with no room for text is a usage error") {
     options.max_length = 1;
-    CHECK_THROWS_AS(Translator(model, options), UsageError);
+    CHECK_THROWS_AS(pipeline::Translator(model, options), UsageError);
   }
   SECTION("invalid bytes and controls: cleaned text, the same result") {
     options.max_length = 1000;
-    const Translator t(model, options);
-    std::vector<InputNotes> notes;
+    const pipeline::Translator t(model, options);
+    std::vector<pipeline::InputNotes> notes;
     const auto dirty = t.translate({std::string("Hello\0world\x01", 12), "Hello \xFFworld",
                                     "\x01\x02", ""},
                                    1, &notes);
@@ -307,7 +308,7 @@ TEST_CASE("Translator: truncate, fail, and bytes never shift lines", "[pipeline]
 
 TEST_CASE("Translator: every piece of a split line gets the language label", "[pipeline]") {
   const auto model = tiny_model("marian-ymlids-gelu-tied");
-  TranslateOptions options;
+  pipeline::TranslateOptions options;
   options.search.beam_size = 1;
   // A limit that holds each sentence with its label, not both.
   const auto& codec = model->codec();
@@ -316,10 +317,10 @@ TEST_CASE("Translator: every piece of a split line gets the language label", "[p
                codec.encode_source(">>deu<< Hello world.").size()));
   REQUIRE(codec.encode_source(">>deu<< The license is free. Hello world.").size() >
           static_cast<std::size_t>(options.max_length));
-  const Translator whole(model, options);
-  const Translator limited(model, options);
+  const pipeline::Translator whole(model, options);
+  const pipeline::Translator limited(model, options);
   options.target_label = ">>deu<<";
-  const Translator labelled(model, options);
+  const pipeline::Translator labelled(model, options);
   const auto alone = whole.translate({">>deu<< The license is free.", ">>deu<< Hello world."});
   // (join leaves out an empty translation, as the Translator does)
   const std::string expected = join({model->codec().decode_target(alone[0].hypotheses.front().ids),

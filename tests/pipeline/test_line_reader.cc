@@ -48,7 +48,7 @@ std::vector<std::vector<std::string>> windows_of(const std::string& input, std::
   Pipe pipe;
   pipe.write(input);
   pipe.close_write();
-  LineReader reader(pipe.read_fd());
+  pipeline::LineReader reader(pipe.read_fd());
   std::vector<std::vector<std::string>> windows;
   std::vector<std::string> lines;
   while (reader.next_window(lines, max_lines)) windows.push_back(lines);
@@ -120,7 +120,7 @@ TEST_CASE("LineReader hands over what it has when the writer pauses", "[pipeline
     pipe.write("ee\nfour");
     pipe.close_write();
   });
-  LineReader reader(pipe.read_fd());
+  pipeline::LineReader reader(pipe.read_fd());
   Lines lines;
   REQUIRE(reader.next_window(lines, 100));
   CHECK(lines == Lines{"one", "two"});  // returned early, not blocked waiting for 100 lines
@@ -152,7 +152,7 @@ TEST_CASE("LineReader reassembles lines split across reads of any size", "[pipel
     }
     pipe.close_write();
   });
-  LineReader reader(pipe.read_fd());
+  pipeline::LineReader reader(pipe.read_fd());
   Lines all, lines;
   while (reader.next_window(lines, 257)) {
     CHECK(lines.size() <= 257);

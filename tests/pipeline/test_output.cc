@@ -20,8 +20,8 @@ const text::TextCodec& codec() {
 }
 
 // A hypothesis for `text` (ids end in </s>) with made-up scores.
-Hypothesis hypothesis(const std::string& text, float first_score) {
-  Hypothesis h;
+search::Hypothesis hypothesis(const std::string& text, float first_score) {
+  search::Hypothesis h;
   h.ids = codec().encode_target(text);
   for (std::size_t i = 0; i < h.ids.size(); ++i) {
     h.token_scores.push_back(first_score - 0.25f * static_cast<float>(i));
@@ -32,66 +32,69 @@ Hypothesis hypothesis(const std::string& text, float first_score) {
 }
 
 // Two hypotheses, best first.
-Translation two_best() {
-  return Translation{
+pipeline::Translation two_best() {
+  return pipeline::Translation{
       {hypothesis("This License is free software.", -0.5f), hypothesis("Hello world", -1.0f)}};
 }
 
-std::string format(OutputFormat f, bool all, const Translation& t, std::size_t id = 0) {
+std::string format(pipeline::OutputFormat f, bool all, const pipeline::Translation& t,
+                   std::size_t id = 0) {
   std::string out;
-  OutputFormatter(codec(), f, all).append(t, id, out);
+  pipeline::OutputFormatter(codec(), f, all).append(t, id, out);
   return out;
 }
 
 }  // namespace
 
 TEST_CASE("output format names", "[pipeline]") {
-  for (const char* name : kOutputFormatNames) {
-    const auto format = parse_output_format(name);
+  for (const char* name : pipeline::kOutputFormatNames) {
+    const auto format = pipeline::parse_output_format(name);
     REQUIRE(format);
-    CHECK(std::string(output_format_name(*format)) == name);
+    CHECK(std::string(pipeline::output_format_name(*format)) == name);
   }
-  CHECK_FALSE(parse_output_format("bogus"));
-  CHECK_FALSE(parse_output_format("TEXT"));
+  CHECK_FALSE(pipeline::parse_output_format("bogus"));
+  CHECK_FALSE(pipeline::parse_output_format("TEXT"));
 }
 
 TEST_CASE("Marian's float format is a default ostream's (%g)", "[pipeline]") {
-  CHECK(marian_float(0.0f) == "0");
-  CHECK(marian_float(-0.5f) == "-0.5");
-  CHECK(marian_float(-94.10912f) == "-94.1091");
-  CHECK(marian_float(-2.8517911f) == "-2.85179");
-  CHECK(marian_float(1e-5f) == "1e-05");
-  CHECK(marian_float(-123456789.0f) == "-1.23457e+08");
+  CHECK(pipeline::marian_float(0.0f) == "0");
+  CHECK(pipeline::marian_float(-0.5f) == "-0.5");
+  CHECK(pipeline::marian_float(-94.10912f) == "-94.1091");
+  CHECK(pipeline::marian_float(-2.8517911f) == "-2.85179");
+  CHECK(pipeline::marian_float(1e-5f) == "1e-05");
+  CHECK(pipeline::marian_float(-123456789.0f) == "-1.23457e+08");
 }
 
 TEST_CASE("text output: the best translation, or an empty line", "[pipeline]") {
   const std::string best = codec().decode_target(two_best().hypotheses[0].ids);
   CHECK(best == "This License is free software.");
-  CHECK(format(OutputFormat::text, false, two_best()) == best + "\n");
-  CHECK(format(OutputFormat::text, true, two_best()) == best + "\n");
-  CHECK(format(OutputFormat::text, false, Translation{}) == "\n");
+  CHECK(format(pipeline::OutputFormat::text, false, two_best()) == best + "\n");
+  CHECK(format(pipeline::OutputFormat::text, true, two_best()) == best + "\n");
+  CHECK(format(pipeline::OutputFormat::text, false, pipeline::Translation{}) == "\n");
 }
 
 TEST_CASE("nbest output: Marian's id ||| text ||| F0= score ||| normalized", "[pipeline]") {
-  const Translation t = two_best();
-  const Hypothesis& a = t.hypotheses[0];
-  const Hypothesis& b = t.hypotheses[1];
+  const pipeline::Translation t = two_best();
+  const search::Hypothesis& a = t.hypotheses[0];
+  const search::Hypothesis& b = t.hypotheses[1];
   const std::string line_a =
-      "5 ||| This License is free software. ||| F0= " + marian_float(a.score) + " ||| " +
-      marian_float(a.normalized_score) + "\n";
-  const std::string line_b = "5 ||| Hello world ||| F0= " + marian_float(b.score) + " ||| " +
-                             marian_float(b.normalized_score) + "\n";
-  CHECK(format(OutputFormat::nbest, true, t, 5) == line_a + line_b);
-  CHECK(format(OutputFormat::nbest, false, t, 5) == line_a);
+      "5 ||| This License is free software. ||| F0= " + pipeline::marian_float(a.score) + " ||| " +
+      pipeline::marian_float(a.normalized_score) + "\n";
+  const std::string line_b = "5 ||| Hello world ||| F0= " + pipeline::marian_float(b.score) +
+                             " ||| " + pipeline::marian_float(b.normalized_score) + "\n";
+  CHECK(format(pipeline::OutputFormat::nbest, true, t, 5) == line_a + line_b);
+  CHECK(format(pipeline::OutputFormat::nbest, false, t, 5) == line_a);
   SECTION("a blank line still gives one record with its id") {
-    CHECK(format(OutputFormat::nbest, true, Translation{}, 7) == "7 |||  ||| F0= 0 ||| 0\n");
-    CHECK(format(OutputFormat::nbest, false, Translation{}, 0) == "0 |||  ||| F0= 0 ||| 0\n");
+    CHECK(format(pipeline::OutputFormat::nbest, true, pipeline::Translation{}, 7) ==
+          "7 |||  ||| F0= 0 ||| 0\n");
+    CHECK(format(pipeline::OutputFormat::nbest, false, pipeline::Translation{}, 0) ==
+          "0 |||  ||| F0= 0 ||| 0\n");
   }
 }
 
 TEST_CASE("jsonl output: one object per line with tokens and scores", "[pipeline]") {
-  const Translation t = two_best();
-  auto check_hypothesis = [](const nlohmann::json& j, const Hypothesis& h) {
+  const pipeline::Translation t = two_best();
+  auto check_hypothesis = [](const nlohmann::json& j, const search::Hypothesis& h) {
     CHECK(j.at("translation") == codec().decode_target(h.ids));
     CHECK(j.at("score").get<float>() == Approx(h.score));
     CHECK(j.at("normalized_score").get<float>() == Approx(h.normalized_score));
@@ -103,7 +106,7 @@ TEST_CASE("jsonl output: one object per line with tokens and scores", "[pipeline
     }
   };
   SECTION("best only") {
-    const std::string out = format(OutputFormat::jsonl, false, t);
+    const std::string out = format(pipeline::OutputFormat::jsonl, false, t);
     REQUIRE(std::count(out.begin(), out.end(), '\n') == 1);
     const auto j = nlohmann::json::parse(out);
     check_hypothesis(j, t.hypotheses[0]);
@@ -111,14 +114,15 @@ TEST_CASE("jsonl output: one object per line with tokens and scores", "[pipeline
     CHECK(j["tokens"].back() == "</s>");
   }
   SECTION("with the n-best list") {
-    const auto j = nlohmann::json::parse(format(OutputFormat::jsonl, true, t));
+    const auto j = nlohmann::json::parse(format(pipeline::OutputFormat::jsonl, true, t));
     check_hypothesis(j, t.hypotheses[0]);
     REQUIRE(j.at("n_best").size() == 2);
     check_hypothesis(j["n_best"][0], t.hypotheses[0]);
     check_hypothesis(j["n_best"][1], t.hypotheses[1]);
   }
   SECTION("a blank line") {
-    const auto j = nlohmann::json::parse(format(OutputFormat::jsonl, true, Translation{}));
+    const auto j =
+        nlohmann::json::parse(format(pipeline::OutputFormat::jsonl, true, pipeline::Translation{}));
     CHECK(j.at("translation") == "");
     CHECK(j.at("score") == 0);
     CHECK(j.at("normalized_score") == 0);
@@ -127,8 +131,8 @@ TEST_CASE("jsonl output: one object per line with tokens and scores", "[pipeline
     CHECK(j.at("n_best").empty());
   }
   SECTION("scores print as short decimals") {
-    Translation short_scores{{hypothesis("Hello", -0.1f)}};
-    const std::string out = format(OutputFormat::jsonl, false, short_scores);
+    pipeline::Translation short_scores{{hypothesis("Hello", -0.1f)}};
+    const std::string out = format(pipeline::OutputFormat::jsonl, false, short_scores);
     CHECK(out.find("\"token_scores\":[-0.1,-0.35") != std::string::npos);
   }
 }

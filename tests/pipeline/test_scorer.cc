@@ -39,9 +39,9 @@ TEST_CASE("pair scores match the reference", "[pipeline][parity]") {
       std::vector<std::pair<std::string, std::string>> pairs;
       for (std::size_t i = 0; i < sources.size(); ++i) pairs.emplace_back(sources[i], targets[i]);
 
-      ScoreOptions options;
+      pipeline::ScoreOptions options;
       options.batch_size = 3;  // two batches of different shapes
-      const auto scores = Scorer(model, options).score(pairs);
+      const auto scores = pipeline::Scorer(model, options).score(pairs);
       double worst = 0.0;
       for (std::size_t i = 0; i < pairs.size(); ++i) {
         const auto& expected = golden["scores"][i];
@@ -64,16 +64,16 @@ TEST_CASE("scoring a translation gives the score the search reported", "[pipelin
     SECTION(name) {
       const auto model = formats::load_model(test::data_path(std::string("models/") + name));
       const auto sources = read_lines(test::data_path(std::string("golden/") + name + ".sources.txt"));
-      TranslateOptions topts;
+      pipeline::TranslateOptions topts;
       topts.search.beam_size = 1;
       topts.search.allow_unk = true;  // suppressing <unk> changes the distribution searched
-      const auto translations = Translator(model, topts).translate(sources);
+      const auto translations = pipeline::Translator(model, topts).translate(sources);
       for (std::size_t i = 0; i < sources.size(); ++i) {
-        const Hypothesis& best = translations[i].hypotheses.at(0);
+        const search::Hypothesis& best = translations[i].hypotheses.at(0);
         if (best.ids.back() != model->config().eos_id) continue;  // cut: text would add </s>
         // Score the ids themselves (text round trips are not always exact for random models).
-        const Batch src = make_batch({model->codec().encode_source(sources[i])});
-        const Batch tgt = make_batch({best.ids});
+        const batch::Batch src = batch::make_batch({model->codec().encode_source(sources[i])});
+        const batch::Batch tgt = batch::make_batch({best.ids});
         Tensor log_probs;
         model->decoder().target_log_probs(model->encoder().forward(src.ids, src.lengths), tgt.ids,
                                           log_probs);
@@ -82,9 +82,10 @@ TEST_CASE("scoring a translation gives the score the search reported", "[pipelin
         CHECK(sum == Approx(best.score).epsilon(1e-4));
       }
       // Empty source and empty target are scored, not skipped.
-      const auto empty = Scorer(model, ScoreOptions{}).score({{"", ""}, {sources[0], ""}});
+      const auto empty =
+          pipeline::Scorer(model, pipeline::ScoreOptions{}).score({{"", ""}, {sources[0], ""}});
       REQUIRE(empty.size() == 2);
-      for (const PairScore& s : empty) {
+      for (const pipeline::PairScore& s : empty) {
         CHECK(s.target_ids == std::vector<std::int32_t>{model->config().eos_id});
         CHECK(std::isfinite(s.score));
         CHECK(s.score <= 0.0f);

@@ -16,7 +16,7 @@
 namespace s2s {
 namespace {
 
-std::shared_ptr<const Model> fixture_model() {
+std::shared_ptr<const model::Model> fixture_model() {
   return formats::load_model(test::data_path("models/marian-postnorm-swish-tiedall"));
 }
 
@@ -29,25 +29,26 @@ std::vector<std::string> sample_lines() {
 
 TEST_CASE("translate_each delivers every line once, with translate()'s result", "[pipeline]") {
   const auto model = fixture_model();
-  TranslateOptions options;
+  pipeline::TranslateOptions options;
   options.search.beam_size = 2;
   options.batch_size = 2;
-  const Translator translator(model, options);
+  const pipeline::Translator translator(model, options);
   const std::vector<std::string> lines = sample_lines();
-  const std::vector<Translation> expected = translator.translate(lines);
+  const std::vector<pipeline::Translation> expected = translator.translate(lines);
   REQUIRE(expected.size() == lines.size());
 
   for (const int workers : {1, 3}) {
     std::vector<int> times(lines.size(), 0);
-    std::vector<Translation> got(lines.size());
+    std::vector<pipeline::Translation> got(lines.size());
     std::vector<std::size_t> order;
-    translate_in_parallel(translator, lines, ParallelOptions{workers, 1},
-                          [&](std::size_t i, Translation t, const InputNotes&) {
-                            REQUIRE(i < lines.size());
-                            ++times[i];
-                            got[i] = std::move(t);
-                            order.push_back(i);
-                          });
+    pipeline::translate_in_parallel(
+        translator, lines, pipeline::ParallelOptions{workers, 1},
+        [&](std::size_t i, pipeline::Translation t, const pipeline::InputNotes&) {
+          REQUIRE(i < lines.size());
+          ++times[i];
+          got[i] = std::move(t);
+          order.push_back(i);
+        });
     for (std::size_t i = 0; i < lines.size(); ++i) {
       CHECK(times[i] == 1);
       REQUIRE(got[i].hypotheses.size() == expected[i].hypotheses.size());
@@ -63,16 +64,16 @@ TEST_CASE("translate_each delivers every line once, with translate()'s result", 
 
 TEST_CASE("translate_each: a stop ends the call and no line is delivered after it", "[pipeline]") {
   const auto model = fixture_model();
-  TranslateOptions options;
+  pipeline::TranslateOptions options;
   options.search.beam_size = 2;
   options.batch_size = 1;  // one line per batch: the stop lands with six batches to go
-  const Translator translator(model, options);
+  const pipeline::Translator translator(model, options);
   const std::vector<std::string> lines = sample_lines();
   std::atomic<bool> stop{false};
   std::size_t delivered = 0, after_stop = 0;
   translator.translate_each(
       lines,
-      [&](std::size_t, Translation t, const InputNotes&) {
+      [&](std::size_t, pipeline::Translation t, const pipeline::InputNotes&) {
         if (stop.load()) ++after_stop;
         ++delivered;
         if (!t.hypotheses.empty()) stop.store(true);  // stop at the first translated line
@@ -89,14 +90,14 @@ TEST_CASE("translate_each: a stop ends the call and no line is delivered after i
 TEST_CASE("beam_search: stopped before a step, it abandons the batch", "[search]") {
   const auto model = fixture_model();
   const std::vector<std::int32_t> ids = model->codec().encode_source("The license is free.");
-  const Batch batch = make_batch({ids}, model->config().source_eos_id);
-  const EncoderOutput encoded = model->encoder().forward(batch.ids, batch.lengths);
-  SearchOptions options;
+  const batch::Batch batch = batch::make_batch({ids}, model->config().source_eos_id);
+  const model::EncoderOutput encoded = model->encoder().forward(batch.ids, batch.lengths);
+  search::SearchOptions options;
   options.beam_size = 3;
   std::atomic<bool> stop{false};
-  CHECK(beam_search(*model, encoded, options, &stop).size() == 1);
+  CHECK(search::beam_search(*model, encoded, options, &stop).size() == 1);
   stop.store(true);
-  CHECK(beam_search(*model, encoded, options, &stop).empty());
+  CHECK(search::beam_search(*model, encoded, options, &stop).empty());
 }
 
 }  // namespace s2s

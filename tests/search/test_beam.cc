@@ -36,11 +36,11 @@ TEST_CASE("beam search matches the reference n-best lists", "[search][parity]") 
       const nlohmann::json golden = load_golden(name);
       std::vector<std::vector<std::int32_t>> sources;
       for (const auto& s : golden["sentences"]) sources.push_back(s["src_ids"].get<std::vector<std::int32_t>>());
-      const Batch batch = make_batch(sources, model->config().source_eos_id);
-      const EncoderOutput encoded = model->encoder().forward(batch.ids, batch.lengths);
+      const batch::Batch batch = batch::make_batch(sources, model->config().source_eos_id);
+      const model::EncoderOutput encoded = model->encoder().forward(batch.ids, batch.lengths);
 
       for (const auto& run : golden["runs"]) {
-        SearchOptions options;
+        search::SearchOptions options;
         options.beam_size = run["beam_size"].get<dim_t>();
         options.normalize = run["normalize"].get<float>();
         options.word_penalty = run["word_penalty"].get<float>();
@@ -49,7 +49,7 @@ TEST_CASE("beam search matches the reference n-best lists", "[search][parity]") 
         options.n_best = true;
         CHECK(model->config().suppressed_ids ==
               run.value("banned_ids", std::vector<std::int32_t>{}));
-        const auto found = beam_search(*model, encoded, options);
+        const auto found = search::beam_search(*model, encoded, options);
         REQUIRE(found.size() == sources.size());
         for (std::size_t s = 0; s < sources.size(); ++s) {
           const auto& expected = run["results"][s];
@@ -78,14 +78,16 @@ TEST_CASE("a sentence's beam result does not depend on its batch", "[search]") {
   const nlohmann::json golden = load_golden("marian-prenorm-relu-untied");
   std::vector<std::vector<std::int32_t>> sources;
   for (const auto& s : golden["sentences"]) sources.push_back(s["src_ids"].get<std::vector<std::int32_t>>());
-  SearchOptions options;
+  search::SearchOptions options;
   options.beam_size = 5;
   options.n_best = true;
-  const Batch all = make_batch(sources, model->config().source_eos_id);
-  const auto together = beam_search(*model, model->encoder().forward(all.ids, all.lengths), options);
+  const batch::Batch all = batch::make_batch(sources, model->config().source_eos_id);
+  const auto together =
+      search::beam_search(*model, model->encoder().forward(all.ids, all.lengths), options);
   for (std::size_t s = 0; s < sources.size(); ++s) {
-    const Batch one = make_batch({sources[s]}, model->config().source_eos_id);
-    const auto alone = beam_search(*model, model->encoder().forward(one.ids, one.lengths), options);
+    const batch::Batch one = batch::make_batch({sources[s]}, model->config().source_eos_id);
+    const auto alone =
+        search::beam_search(*model, model->encoder().forward(one.ids, one.lengths), options);
     REQUIRE(alone[0].size() == together[s].size());
     CHECK(static_cast<dim_t>(alone[0].size()) == options.beam_size);
     for (std::size_t h = 0; h < alone[0].size(); ++h) {

@@ -31,27 +31,27 @@ bool repeats_ngram(const std::vector<std::int32_t>& ids, std::size_t n) {
 
 TEST_CASE("repetition rules: penalty by sign, once per distinct token, and n-grams disabled",
           "[search]") {
-  SearchOptions options;
+  search::SearchOptions options;
   options.repetition_penalty = 2.0f;
   std::vector<float> logits = {1.0f, -1.0f, 3.0f, -4.0f, 5.0f};
-  apply_repetition_rules({0, 1, 1, 3}, options, logits.data(), 5);
+  search::apply_repetition_rules({0, 1, 1, 3}, options, logits.data(), 5);
   CHECK(logits == std::vector<float>{0.5f, -2.0f, 3.0f, -8.0f, 5.0f});
 
   options.repetition_penalty = 1.0f;
   options.no_repeat_ngram = 2;
   logits.assign(5, 0.5f);
   // Generated 2 3 2 4 2: bigrams after the last "2" were "2 3" and "2 4": 3 and 4 are disabled.
-  apply_repetition_rules({2, 3, 2, 4, 2}, options, logits.data(), 5);
+  search::apply_repetition_rules({2, 3, 2, 4, 2}, options, logits.data(), 5);
   const float off = std::numeric_limits<float>::lowest();
   CHECK(logits == std::vector<float>{0.5f, 0.5f, 0.5f, off, off});
   // Fewer tokens than n: nothing to repeat yet.
   logits.assign(5, 0.5f);
   options.no_repeat_ngram = 3;
-  apply_repetition_rules({2, 2}, options, logits.data(), 5);
+  search::apply_repetition_rules({2, 2}, options, logits.data(), 5);
   CHECK(logits == std::vector<float>(5, 0.5f));
   // n = 1: every token already generated is disabled.
   options.no_repeat_ngram = 1;
-  apply_repetition_rules({1, 4}, options, logits.data(), 5);
+  search::apply_repetition_rules({1, 4}, options, logits.data(), 5);
   CHECK(logits == std::vector<float>{0.5f, off, 0.5f, 0.5f, off});
 }
 
@@ -66,17 +66,17 @@ TEST_CASE("beam search with repetition rules matches the reference", "[search][p
       std::vector<std::vector<std::int32_t>> sources;
       for (const auto& s : golden["sentences"])
         sources.push_back(s["src_ids"].get<std::vector<std::int32_t>>());
-      const Batch batch = make_batch(sources, model->config().source_eos_id);
-      const EncoderOutput encoded = model->encoder().forward(batch.ids, batch.lengths);
+      const batch::Batch batch = batch::make_batch(sources, model->config().source_eos_id);
+      const model::EncoderOutput encoded = model->encoder().forward(batch.ids, batch.lengths);
       for (const auto& run : golden["runs"]) {
-        SearchOptions options;
+        search::SearchOptions options;
         options.beam_size = run["beam_size"].get<dim_t>();
         options.repetition_penalty = run["repetition_penalty"].get<float>();
         options.no_repeat_ngram = run["no_repeat_ngram"].get<dim_t>();
         options.allow_unk = fixture.allow_unk;
         options.min_length = fixture.min_length;
         options.n_best = true;
-        const auto found = beam_search(*model, encoded, options);
+        const auto found = search::beam_search(*model, encoded, options);
         REQUIRE(found.size() == sources.size());
         for (std::size_t s = 0; s < sources.size(); ++s) {
           const auto& expected = run["results"][s];

@@ -27,28 +27,28 @@ TEST_CASE("draw_token: cuts, temperature and the draw", "[search]") {
   const float lowest = std::numeric_limits<float>::lowest();
   // p = 0.5, 0.3, 0.2 and an excluded id.
   const std::vector<float> lp = {std::log(0.3f), lowest, std::log(0.5f), std::log(0.2f)};
-  SearchOptions options;
-  options.sampling.kind = Sampling::Kind::full;
+  search::SearchOptions options;
+  options.sampling.kind = search::Sampling::Kind::full;
   // full: the allowed ids in id order, cumulative 0.3, 0.8, 1.
-  CHECK(draw_token(lp.data(), 4, options, 0.0) == 0);
-  CHECK(draw_token(lp.data(), 4, options, 0.29) == 0);
-  CHECK(draw_token(lp.data(), 4, options, 0.31) == 2);
-  CHECK(draw_token(lp.data(), 4, options, 0.79) == 2);
-  CHECK(draw_token(lp.data(), 4, options, 0.81) == 3);
-  CHECK(draw_token(lp.data(), 4, options, 0.999999) == 3);
-  options.sampling = {Sampling::Kind::topk, 1, 1.0f};
-  CHECK(draw_token(lp.data(), 4, options, 0.99) == 2);
-  options.sampling = {Sampling::Kind::topk, 2, 1.0f};  // 0.5 / 0.8 and 0.3 / 0.8
-  CHECK(draw_token(lp.data(), 4, options, 0.6) == 2);
-  CHECK(draw_token(lp.data(), 4, options, 0.7) == 0);
-  options.sampling = {Sampling::Kind::topp, 0, 0.5f};  // 0.5 reaches 0.5: only the first
-  CHECK(draw_token(lp.data(), 4, options, 0.99) == 2);
-  options.sampling = {Sampling::Kind::topp, 0, 0.6f};  // needs the first two
-  CHECK(draw_token(lp.data(), 4, options, 0.99) == 0);
+  CHECK(search::draw_token(lp.data(), 4, options, 0.0) == 0);
+  CHECK(search::draw_token(lp.data(), 4, options, 0.29) == 0);
+  CHECK(search::draw_token(lp.data(), 4, options, 0.31) == 2);
+  CHECK(search::draw_token(lp.data(), 4, options, 0.79) == 2);
+  CHECK(search::draw_token(lp.data(), 4, options, 0.81) == 3);
+  CHECK(search::draw_token(lp.data(), 4, options, 0.999999) == 3);
+  options.sampling = {search::Sampling::Kind::topk, 1, 1.0f};
+  CHECK(search::draw_token(lp.data(), 4, options, 0.99) == 2);
+  options.sampling = {search::Sampling::Kind::topk, 2, 1.0f};  // 0.5 / 0.8 and 0.3 / 0.8
+  CHECK(search::draw_token(lp.data(), 4, options, 0.6) == 2);
+  CHECK(search::draw_token(lp.data(), 4, options, 0.7) == 0);
+  options.sampling = {search::Sampling::Kind::topp, 0, 0.5f};  // 0.5 reaches 0.5: only the first
+  CHECK(search::draw_token(lp.data(), 4, options, 0.99) == 2);
+  options.sampling = {search::Sampling::Kind::topp, 0, 0.6f};  // needs the first two
+  CHECK(search::draw_token(lp.data(), 4, options, 0.99) == 0);
   // A low temperature sharpens: 0.5^10 : 0.3^10 : 0.2^10, the first holds > 99 %.
-  options.sampling.kind = Sampling::Kind::full;
+  options.sampling.kind = search::Sampling::Kind::full;
   options.temperature = 0.1f;
-  CHECK(draw_token(lp.data(), 4, options, 0.99) == 2);
+  CHECK(search::draw_token(lp.data(), 4, options, 0.99) == 2);
 }
 
 TEST_CASE("sampling: top-k 1 is greedy search", "[search][cli]") {

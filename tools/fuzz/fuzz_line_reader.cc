@@ -66,7 +66,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<std::string> all, window;
   bool ended = false, windows_ok = true, end_stays = true;
   s2s::fuzz::expect_clean([&] {
-    s2s::LineReader reader(fds[0]);
+    s2s::pipeline::LineReader reader(fds[0]);
     while (true) {
       state = state * 1103515245u + 12345u;  // a small LCG: deterministic window sizes
       const std::size_t max_lines = (state >> 16) % 10 == 9 ? 1000 : (state >> 16) % 10;

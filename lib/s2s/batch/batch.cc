@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace s2s {
+namespace s2s::batch {
 
 Batch make_batch(const std::vector<std::vector<std::int32_t>>& sequences, std::int32_t pad_id) {
   Batch batch;
@@ -22,4 +22,4 @@ Batch make_batch(const std::vector<std::vector<std::int32_t>>& sequences, std::i
   return batch;
 }
 
-}  // namespace s2s
+}  // namespace s2s::batch

@@ -6,7 +6,7 @@
 
 #include "s2s/core/tensor.h"
 
-namespace s2s {
+namespace s2s::batch {
 
 struct Batch {
   Tensor ids;                         // int32 [B, S], right-padded with pad_id
@@ -16,4 +16,4 @@ struct Batch {
 // Pads the sequences to the longest; every sequence must hold at least one id.
 Batch make_batch(const std::vector<std::vector<std::int32_t>>& sequences, std::int32_t pad_id = 0);
 
-}  // namespace s2s
+}  // namespace s2s::batch

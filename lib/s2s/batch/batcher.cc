@@ -5,7 +5,7 @@
 
 #include "s2s/core/error.h"
 
-namespace s2s {
+namespace s2s::batch {
 
 std::vector<std::vector<std::size_t>> make_batches(const std::vector<std::size_t>& lengths,
                                                    const BatchLimits& limits) {
@@ -37,4 +37,4 @@ std::vector<std::vector<std::size_t>> make_batches(const std::vector<std::size_t
   return batches;
 }
 
-}  // namespace s2s
+}  // namespace s2s::batch

@@ -7,7 +7,7 @@
 
 #include "s2s/core/shape.h"
 
-namespace s2s {
+namespace s2s::batch {
 
 struct BatchLimits {
   dim_t sentences = 32;  // at most this many sentences per batch
@@ -20,4 +20,4 @@ struct BatchLimits {
 std::vector<std::vector<std::size_t>> make_batches(const std::vector<std::size_t>& lengths,
                                                    const BatchLimits& limits);
 
-}  // namespace s2s
+}  // namespace s2s::batch

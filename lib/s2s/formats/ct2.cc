@@ -50,7 +50,7 @@ Tensor read_weight(const Ct2ModelFile& file, const std::string& name) {
 
 class Mapper {
  public:
-  Mapper(const Ct2ModelFile& file, WeightStore& weights) : file_(file), w_(weights) {}
+  Mapper(const Ct2ModelFile& file, layers::WeightStore& weights) : file_(file), w_(weights) {}
 
   void matrix(const std::string& name, const std::string& canonical,
               ops::WeightLayout layout = ops::WeightLayout::in_out) {
@@ -82,7 +82,7 @@ class Mapper {
 
  private:
   const Ct2ModelFile& file_;
-  WeightStore& w_;
+  layers::WeightStore& w_;
 };
 
 std::int64_t require_int(const Ct2ModelFile& f, const std::string& name, std::int64_t fallback) {
@@ -101,12 +101,12 @@ dim_t count_layers(const Ct2ModelFile& f, const std::string& stack) {
 
 // The model's math from the spec attributes stored in model.bin (missing ones take
 // CTranslate2's defaults) and config.json.
-ModelConfig ct2_config(const Ct2ModelFile& f, const nlohmann::json& cfg) {
+model::ModelConfig ct2_config(const Ct2ModelFile& f, const nlohmann::json& cfg) {
   const std::string& path = f.path();
   if (f.spec_name() != "TransformerSpec")
     throw ModelError(path + ": spec '" + f.spec_name() + "' is not supported (TransformerSpec)");
   std::vector<std::string> problems;
-  ModelConfig c;
+  model::ModelConfig c;
   c.architecture = "transformer (CTranslate2)";
   c.encoder_layers = count_layers(f, "encoder");
   c.decoder_layers = count_layers(f, "decoder");
@@ -119,8 +119,8 @@ ModelConfig ct2_config(const Ct2ModelFile& f, const nlohmann::json& cfg) {
   if (c.decoder_layers > 0) c.decoder_ffn_dim = f.shape("decoder/layer_0/ffn/linear_0/weight")[0];
   c.activation = activation(require_int(f, "encoder/activation", 0), path);
   c.pre_norm = f.read_bool("encoder/pre_norm").value_or(true);
-  c.post_ops = c.pre_norm ? std::vector<PostOp>{PostOp::add}
-                          : std::vector<PostOp>{PostOp::add, PostOp::norm};
+  c.post_ops = c.pre_norm ? std::vector<layers::PostOp>{layers::PostOp::add}
+                          : std::vector<layers::PostOp>{layers::PostOp::add, layers::PostOp::norm};
   c.final_norm = c.pre_norm;
   // config.json may set it; otherwise CTranslate2 uses 1e-5 for norms with a beta.
   c.layer_norm_epsilon = cfg.contains("layer_norm_epsilon") && cfg["layer_norm_epsilon"].is_number()
@@ -132,12 +132,12 @@ ModelConfig ct2_config(const Ct2ModelFile& f, const nlohmann::json& cfg) {
   const std::string rel = "encoder/layer_0/self_attention/relative_position_keys";
   if (f.contains(rel)) {
     c.relative_max_distance = (f.shape(rel)[0] - 1) / 2;  // K = (rows − 1) / 2
-    c.positions = PositionEncoding::none;
+    c.positions = layers::PositionEncoding::none;
   } else if (f.contains("encoder/position_encodings/encodings")) {
-    c.positions = PositionEncoding::learned;  // a stored table, added as it is
+    c.positions = layers::PositionEncoding::learned;  // a stored table, added as it is
     c.max_positions = f.shape("encoder/position_encodings/encodings")[0];
   } else {
-    c.positions = PositionEncoding::none;
+    c.positions = layers::PositionEncoding::none;
   }
   for (const char* flag : {"encoder/multi_query_attention", "decoder/alibi",
                            "encoder/layernorm_embedding", "decoder/layernorm_embedding"})
@@ -151,7 +151,7 @@ ModelConfig ct2_config(const Ct2ModelFile& f, const nlohmann::json& cfg) {
   return c;
 }
 
-void load_weights(const Ct2ModelFile& f, ModelConfig& c, WeightStore& w) {
+void load_weights(const Ct2ModelFile& f, model::ModelConfig& c, layers::WeightStore& w) {
   Mapper m(f, w);
   const std::string enc_emb = f.contains("encoder/embeddings_0/weight")
                                   ? "encoder/embeddings_0/weight"
@@ -164,7 +164,7 @@ void load_weights(const Ct2ModelFile& f, ModelConfig& c, WeightStore& w) {
     m.matrix("decoder/embeddings/weight", "decoder/embeddings");
   c.source_vocab_size = f.shape(enc_emb)[0];
   c.target_vocab_size = f.shape("decoder/embeddings/weight")[0];
-  if (c.positions == PositionEncoding::learned) {
+  if (c.positions == layers::PositionEncoding::learned) {
     if (f.resolve("encoder/position_encodings/encodings") !=
         f.resolve("decoder/position_encodings/encodings"))
       throw ModelError(f.path() +
@@ -208,7 +208,7 @@ void load_weights(const Ct2ModelFile& f, ModelConfig& c, WeightStore& w) {
 
 // Every stored tensor must have found a place (scalars are spec attributes, `_scale` variables
 // belong to their int8 weight); anything else means a spec variant this loader does not know.
-void check_all_used(const Ct2ModelFile& f, const WeightStore& w) {
+void check_all_used(const Ct2ModelFile& f, const layers::WeightStore& w) {
   std::set<std::string> used;
   for (const std::string& name : f.names())
     if (w.contains_origin(name)) used.insert(f.resolve(name));
@@ -304,7 +304,7 @@ ModelParts read_ct2(const fs::path& folder, const SpmPaths& spm, LoadFor purpose
   const Ct2ModelFile file(bin.string());
   ModelParts parts;
   parts.config = ct2_config(file, cfg);
-  parts.weights = WeightStore(bin.string());
+  parts.weights = layers::WeightStore(bin.string());
   load_weights(file, parts.config, parts.weights);
   check_all_used(file, parts.weights);
 
@@ -322,7 +322,7 @@ ModelParts read_ct2(const fs::path& folder, const SpmPaths& spm, LoadFor purpose
   else
     parts.decoder_start_token = cfg.value("decoder_start_token", std::string("<s>"));
 
-  ModelInfo& info = parts.info;
+  model::ModelInfo& info = parts.info;
   info.format = "ctranslate2";
   info.folder = folder.string();
   const auto shown = [](const fs::path& p) -> std::string { return p.empty() ? "(missing)" : p.string(); };

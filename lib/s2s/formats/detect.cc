@@ -17,8 +17,8 @@ constexpr const char* kDefaultModel = "en-de";
 
 }  // namespace
 
-std::shared_ptr<const Model> load_model(const std::string& path, const SpmPaths& spm,
-                                        ops::Precision precision, LoadFor purpose) {
+std::shared_ptr<const model::Model> load_model(const std::string& path, const SpmPaths& spm,
+                                               ops::Precision precision, LoadFor purpose) {
   std::error_code ec;
   fs::path folder(path);
   if (!fs::exists(folder, ec)) throw ModelError(path + ": no such model folder");

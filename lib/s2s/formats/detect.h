@@ -14,9 +14,9 @@ namespace s2s::formats {
 // SentencePiece models for folders that lack them (CTranslate2); `precision` is what the linear
 // layers compute in (ops/precision.h); `purpose` says whether files only translation needs may
 // be missing (ct2.h).
-std::shared_ptr<const Model> load_model(const std::string& path, const SpmPaths& spm = {},
-                                        ops::Precision precision = ops::Precision::f32,
-                                        LoadFor purpose = LoadFor::translation);
+std::shared_ptr<const model::Model> load_model(const std::string& path, const SpmPaths& spm = {},
+                                               ops::Precision precision = ops::Precision::f32,
+                                               LoadFor purpose = LoadFor::translation);
 
 // The folder of the default model: $S2S_MODEL, else models/<name> next to the executable or in
 // its install prefix (share/s2s/models/<name>). `executable`: the running binary's path

@@ -33,8 +33,9 @@ T value(const json& config, const char* key, T fallback, const fs::path& path) {
   }
 }
 
-ModelConfig hf_config(const json& c, const fs::path& path, std::vector<std::string>& problems) {
-  ModelConfig m;
+model::ModelConfig hf_config(const json& c, const fs::path& path,
+                             std::vector<std::string>& problems) {
+  model::ModelConfig m;
   m.architecture = "transformer (Hugging Face MarianMT)";
   if (value<std::string>(c, "model_type", "marian", path) != "marian")
     problems.push_back("model_type '" + c.value("model_type", std::string()) + "' is not marian");
@@ -60,9 +61,9 @@ ModelConfig hf_config(const json& c, const fs::path& path, std::vector<std::stri
   for (const char* key : {"normalize_before", "normalize_embedding", "add_final_layer_norm"})
     if (value<bool>(c, key, false, path)) problems.push_back(std::string(key) + " true is not supported");
   m.pre_norm = false;
-  m.post_ops = {PostOp::add, PostOp::norm};
+  m.post_ops = {layers::PostOp::add, layers::PostOp::norm};
   m.layer_norm_epsilon = 1e-5f;  // torch.nn.LayerNorm's default
-  m.positions = PositionEncoding::sinusoid_hf;
+  m.positions = layers::PositionEncoding::sinusoid_hf;
   m.max_positions = 0;  // sinusoids are computed, not stored
   m.scale_embeddings = value<bool>(c, "scale_embedding", false, path);
   m.source_vocab_size = value<dim_t>(c, "vocab_size", 0, path);
@@ -78,17 +79,19 @@ ModelConfig hf_config(const json& c, const fs::path& path, std::vector<std::stri
 }
 
 // HF name -> canonical name for one attention module / layer norm / linear.
-void map_linear(WeightStore& w, SafetensorsFile& st, const std::string& hf, const std::string& c) {
+void map_linear(layers::WeightStore& w, SafetensorsFile& st, const std::string& hf,
+                const std::string& c) {
   w.add(c + "/weight", st.read_tensor(hf + ".weight"), ops::WeightLayout::out_in, hf + ".weight");
   w.add(c + "/bias", st.read_tensor(hf + ".bias"), ops::WeightLayout::in_out, hf + ".bias");
 }
 
-void map_norm(WeightStore& w, SafetensorsFile& st, const std::string& hf, const std::string& c) {
+void map_norm(layers::WeightStore& w, SafetensorsFile& st, const std::string& hf,
+              const std::string& c) {
   w.add(c + "/scale", st.read_tensor(hf + ".weight"), ops::WeightLayout::in_out, hf + ".weight");
   w.add(c + "/bias", st.read_tensor(hf + ".bias"), ops::WeightLayout::in_out, hf + ".bias");
 }
 
-void map_attention(WeightStore& w, SafetensorsFile& st, const std::string& hf,
+void map_attention(layers::WeightStore& w, SafetensorsFile& st, const std::string& hf,
                    const std::string& c) {
   for (const auto& [from, to] : {std::pair{"q_proj", "q"}, {"k_proj", "k"}, {"v_proj", "v"},
                                  {"out_proj", "o"}})
@@ -101,7 +104,7 @@ namespace {
 
 // Reads every weight the config implies into canonical names; tied duplicates the file may or
 // may not hold (save_pretrained drops them) are resolved here.
-void load_weights(SafetensorsFile& st, ModelConfig& config, WeightStore& w) {
+void load_weights(SafetensorsFile& st, model::ModelConfig& config, layers::WeightStore& w) {
   const auto has = [&](const std::string& n) { return st.contains(n); };
   // Embeddings: model.shared when shared, else the encoder's and decoder's own.
   const std::string shared = "model.shared.weight";
@@ -147,7 +150,7 @@ void load_weights(SafetensorsFile& st, ModelConfig& config, WeightStore& w) {
 
 // Tensors the file may hold that the model does not need: tied copies and the static position
 // tables older versions saved.
-bool ignorable(const std::string& name, const ModelConfig& config) {
+bool ignorable(const std::string& name, const model::ModelConfig& config) {
   if (name.find("embed_positions") != std::string::npos) return true;
   if (config.shared_embeddings &&
       (name == "model.encoder.embed_tokens.weight" || name == "model.decoder.embed_tokens.weight" ||
@@ -179,7 +182,7 @@ ModelParts read_hf_marian(const fs::path& folder) {
   throw_if_problems<ModelError>(config_path.string() + ": unsupported model", problems);
 
   SafetensorsFile st(weights_path.string());
-  parts.weights = WeightStore(weights_path.string());
+  parts.weights = layers::WeightStore(weights_path.string());
   load_weights(st, parts.config, parts.weights);
   std::vector<std::string> unexpected;
   for (const std::string& name : st.names())
@@ -196,7 +199,7 @@ ModelParts read_hf_marian(const fs::path& folder) {
   parts.target = {folder / "target.spm",
                   folder / (separate ? "target_vocab.json" : "vocab.json")};
 
-  ModelInfo& info = parts.info;
+  model::ModelInfo& info = parts.info;
   info.format = "hf-marian";
   info.folder = folder.string();
   info.files = {{"config", config_path.string()},

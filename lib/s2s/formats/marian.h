@@ -41,12 +41,12 @@ MarianFiles find_marian_files(const std::filesystem::path& folder);
 // Reads special:model.yml text into a ModelConfig (sizes, norms, activation, tying...). Special
 // ids are not set here (they come from the vocabularies). Unsupported options are all listed in
 // one ModelError. `source` names the file for messages.
-ModelConfig marian_config(const std::string& model_yml, const std::string& source);
+model::ModelConfig marian_config(const std::string& model_yml, const std::string& source);
 
 // Declares every Marian tensor the config implies, checks the archive against that list
 // (missing and unexpected tensors are errors naming them) and moves them into `weights` under
 // canonical names. `learned_positions_rows` is set from Wpos when present.
-void load_marian_weights(const std::filesystem::path& npz, ModelConfig& config,
-                         WeightStore& weights);
+void load_marian_weights(const std::filesystem::path& npz, model::ModelConfig& config,
+                         layers::WeightStore& weights);
 
 }  // namespace s2s::formats

@@ -53,16 +53,16 @@ class Options {
 };
 
 // "dan" -> {add, norm}; d (dropout) is a no-op at inference.
-std::vector<PostOp> parse_post_ops(const std::string& ops, const char* key,
-                                   std::vector<std::string>& problems) {
-  std::vector<PostOp> result;
+std::vector<layers::PostOp> parse_post_ops(const std::string& ops, const char* key,
+                                           std::vector<std::string>& problems) {
+  std::vector<layers::PostOp> result;
   int norms = 0;
   for (char c : ops) {
     if (c == 'd') continue;
     if (c == 'a') {
-      result.push_back(PostOp::add);
+      result.push_back(layers::PostOp::add);
     } else if (c == 'n') {
-      result.push_back(PostOp::norm);
+      result.push_back(layers::PostOp::norm);
       ++norms;
     } else {
       problems.push_back(std::string("option '") + key + "' = '" + ops + "': operation '" + c +
@@ -99,7 +99,7 @@ ops::Activation parse_activation(const std::string& name, std::vector<std::strin
 
 }  // namespace
 
-ModelConfig marian_config(const std::string& model_yml, const std::string& source) {
+model::ModelConfig marian_config(const std::string& model_yml, const std::string& source) {
   YAML::Node root;
   try {
     root = YAML::Load(model_yml);
@@ -110,7 +110,7 @@ ModelConfig marian_config(const std::string& model_yml, const std::string& sourc
 
   std::vector<std::string> problems;
   Options opt(root, problems);
-  ModelConfig c;
+  model::ModelConfig c;
   const std::string type = opt.get<std::string>("type", "amun");
   if (type != "transformer")
     problems.push_back("model type '" + type + "' is not supported (only transformer)");
@@ -146,12 +146,12 @@ ModelConfig marian_config(const std::string& model_yml, const std::string& sourc
   c.layer_norm_epsilon = 1e-6f;  // hard-coded in Marian (layers/generic.h)
 
   if (opt.get<bool>("transformer-disable-position-embeddings", false)) {
-    c.positions = PositionEncoding::none;
+    c.positions = layers::PositionEncoding::none;
   } else if (opt.get<bool>("transformer-train-position-embeddings", false)) {
-    c.positions = PositionEncoding::learned;  // table size comes from Wpos
+    c.positions = layers::PositionEncoding::learned;  // table size comes from Wpos
     c.scale_embeddings = false;               // Marian does not scale with learned positions
   } else {
-    c.positions = PositionEncoding::sinusoid_marian;
+    c.positions = layers::PositionEncoding::sinusoid_marian;
   }
 
   const bool tied_all = opt.get<bool>("tied-embeddings-all", false);

@@ -17,12 +17,12 @@ ModelParts read_marian(const fs::path& folder) {
       throw ModelError(files.model.string() + ": no special:model.yml entry (not a Marian model?)");
     parts.config = marian_config(archive.read_text("special:model.yml"), files.model.string());
   }
-  parts.weights = WeightStore(files.model.string());
+  parts.weights = layers::WeightStore(files.model.string());
   load_marian_weights(files.model, parts.config, parts.weights);
   parts.source = {files.source_spm, files.source_vocab};
   parts.target = {files.target_spm, files.target_vocab};
 
-  ModelInfo& info = parts.info;
+  model::ModelInfo& info = parts.info;
   info.format = "marian";
   info.folder = folder.string();
   info.files = {{"model", files.model.string()},

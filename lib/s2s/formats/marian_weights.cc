@@ -29,23 +29,24 @@ void linear(Plan& plan, const std::string& w, const std::string& b, const std::s
 
 // The norms Marian's block wrapper creates for one sub-layer: `_pre` for the pre-processing norm,
 // no suffix for the post-processing one (transformer.h:180 vs :207).
-void block_norms(Plan& plan, const ModelConfig& c, const std::string& marian_prefix,
+void block_norms(Plan& plan, const model::ModelConfig& c, const std::string& marian_prefix,
                  const std::string& block) {
   if (c.pre_norm) {
     plan[marian_prefix + "_ln_scale_pre"] = {block + "/pre_norm/scale", Target::row};
     plan[marian_prefix + "_ln_bias_pre"] = {block + "/pre_norm/bias", Target::row};
   }
-  for (PostOp op : c.post_ops)
-    if (op == PostOp::norm) norm(plan, marian_prefix, block + "/post_norm");
+  for (layers::PostOp op : c.post_ops)
+    if (op == layers::PostOp::norm) norm(plan, marian_prefix, block + "/post_norm");
 }
 
-void attention(Plan& plan, const ModelConfig& c, const std::string& m, const std::string& block) {
+void attention(Plan& plan, const model::ModelConfig& c, const std::string& m,
+               const std::string& block) {
   for (const char* x : {"q", "k", "v", "o"})
     linear(plan, m + "_W" + x, m + "_b" + x, block + "/" + x);
   block_norms(plan, c, m + "_Wo", block);
 }
 
-void ffn(Plan& plan, const ModelConfig& c, const std::string& m, const std::string& block,
+void ffn(Plan& plan, const model::ModelConfig& c, const std::string& m, const std::string& block,
          int depth) {
   for (int k = 0; k < depth; ++k)
     linear(plan, m + "_W" + std::to_string(k + 1), m + "_b" + std::to_string(k + 1),
@@ -53,7 +54,7 @@ void ffn(Plan& plan, const ModelConfig& c, const std::string& m, const std::stri
   block_norms(plan, c, m + "_ffn", block);
 }
 
-Plan make_plan(const ModelConfig& c, const std::set<std::string>& present) {
+Plan make_plan(const model::ModelConfig& c, const std::set<std::string>& present) {
   Plan plan;
   if (c.shared_embeddings) {
     plan["Wemb"] = {"encoder/embeddings", Target::matrix};
@@ -61,7 +62,8 @@ Plan make_plan(const ModelConfig& c, const std::set<std::string>& present) {
     plan["encoder_Wemb"] = {"encoder/embeddings", Target::matrix};
     plan["decoder_Wemb"] = {"decoder/embeddings", Target::matrix};
   }
-  if (c.positions == PositionEncoding::learned) plan["Wpos"] = {"positions", Target::matrix};
+  if (c.positions == layers::PositionEncoding::learned)
+    plan["Wpos"] = {"positions", Target::matrix};
   for (const char* stack : {"encoder", "decoder"}) {
     const std::string s = stack;
     if (c.embedding_norm) {
@@ -96,8 +98,8 @@ Plan make_plan(const ModelConfig& c, const std::set<std::string>& present) {
 
 }  // namespace
 
-void load_marian_weights(const std::filesystem::path& npz, ModelConfig& config,
-                         WeightStore& weights) {
+void load_marian_weights(const std::filesystem::path& npz, model::ModelConfig& config,
+                         layers::WeightStore& weights) {
   NpzArchive archive(npz.string());
   std::set<std::string> present;
   for (const std::string& name : archive.names())

@@ -4,8 +4,8 @@
 
 namespace s2s::formats {
 
-std::shared_ptr<const Model> assemble_model(ModelParts parts, ops::Precision precision) {
-  ModelConfig& config = parts.config;
+std::shared_ptr<const model::Model> assemble_model(ModelParts parts, ops::Precision precision) {
+  model::ModelConfig& config = parts.config;
   auto codec = std::make_unique<text::TextCodec>(text::TextCodec::load(
       parts.source.spm.string(), parts.source.vocab.string(), config.source_vocab_size,
       parts.target.spm.string(), parts.target.vocab.string(), config.target_vocab_size));
@@ -18,8 +18,8 @@ std::shared_ptr<const Model> assemble_model(ModelParts parts, ops::Precision pre
     config.eos_id = target.eos_id();
   config.unk_id = parts.unk_token ? target.id_of(*parts.unk_token) : target.unk_id();
   if (parts.decoder_start_token) config.decoder_start_id = target.id_of(*parts.decoder_start_token);
-  return std::make_shared<const Model>(std::move(config), std::move(parts.weights),
-                                       std::move(codec), std::move(parts.info), precision);
+  return std::make_shared<const model::Model>(std::move(config), std::move(parts.weights),
+                                              std::move(codec), std::move(parts.info), precision);
 }
 
 }  // namespace s2s::formats

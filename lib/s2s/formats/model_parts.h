@@ -24,18 +24,18 @@ struct TextFiles {
 
 struct ModelParts {
   // source_eos_id, eos_id and unk_id are set by assemble_model (see the token names below).
-  ModelConfig config;
-  WeightStore weights;
+  model::ModelConfig config;
+  layers::WeightStore weights;
   TextFiles source, target;
   // Target tokens a format names by their text (CTranslate2's config.json). Without a name, </s>
   // is config.eos_id when the format gave one, else the vocabulary's; <unk> is the vocabulary's;
   // the decoder starts from config.decoder_start_id.
   std::optional<std::string> eos_token, unk_token, decoder_start_token;
-  ModelInfo info;
+  model::ModelInfo info;
 };
 
 // Loads the vocabularies (checked against the config's sizes), sets the special ids and builds
 // the Model, which checks the weights against the config.
-std::shared_ptr<const Model> assemble_model(ModelParts parts, ops::Precision precision);
+std::shared_ptr<const model::Model> assemble_model(ModelParts parts, ops::Precision precision);
 
 }  // namespace s2s::formats

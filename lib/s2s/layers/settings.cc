@@ -1,6 +1,6 @@
 #include "s2s/layers/settings.h"
 
-namespace s2s {
+namespace s2s::layers {
 
 const char* position_encoding_name(PositionEncoding pe) {
   switch (pe) {
@@ -12,4 +12,4 @@ const char* position_encoding_name(PositionEncoding pe) {
   return "?";
 }
 
-}  // namespace s2s
+}  // namespace s2s::layers

@@ -8,7 +8,7 @@
 
 #include "s2s/core/shape.h"
 
-namespace s2s {
+namespace s2s::layers {
 
 // Post-processing steps after a sub-layer, in order (Marian's transformer-postprocess letters
 // without the dropout 'd': "dan" -> {add, norm}, "da" -> {add}).
@@ -22,8 +22,6 @@ enum class PositionEncoding : std::uint8_t {
 };
 
 const char* position_encoding_name(PositionEncoding pe);
-
-namespace layers {
 
 // The block wrapper around every sub-layer (layers/residual.h).
 struct BlockSettings {
@@ -42,5 +40,4 @@ struct EmbeddingSettings {
   float layer_norm_epsilon = 1e-6f;
 };
 
-}  // namespace layers
-}  // namespace s2s
+}  // namespace s2s::layers

@@ -1,6 +1,6 @@
 #include "s2s/layers/weights.h"
 
-namespace s2s {
+namespace s2s::layers {
 
 void WeightStore::add(const std::string& name, Tensor tensor, ops::WeightLayout layout,
                       std::string origin) {
@@ -75,4 +75,4 @@ dim_t WeightStore::parameter_count() const {
   return n;
 }
 
-}  // namespace s2s
+}  // namespace s2s::layers

@@ -20,7 +20,7 @@
 #include "s2s/core/tensor.h"
 #include "s2s/ops/packed_matmul.h"
 
-namespace s2s {
+namespace s2s::layers {
 
 class WeightStore {
  public:
@@ -78,4 +78,4 @@ class WeightStore {
   std::map<std::string, std::string> aliases_;  // alias -> target
 };
 
-}  // namespace s2s
+}  // namespace s2s::layers

@@ -1,6 +1,6 @@
 #include "s2s/model/config.h"
 
-namespace s2s {
+namespace s2s::model {
 
 const char* activation_name(ops::Activation act) {
   switch (act) {
@@ -35,12 +35,12 @@ std::vector<std::string> ModelConfig::validate() const {
   need(encoder_ffn_dim > 0 && decoder_ffn_dim > 0, "feed-forward dimension must be positive");
   need(encoder_ffn_depth >= 1 && decoder_ffn_depth >= 1, "feed-forward depth must be at least 1");
   need(source_vocab_size > 0 && target_vocab_size > 0, "vocabulary sizes must be positive");
-  const bool sinusoid = positions == PositionEncoding::sinusoid_marian ||
-                        positions == PositionEncoding::sinusoid_hf;
+  const bool sinusoid = positions == layers::PositionEncoding::sinusoid_marian ||
+                        positions == layers::PositionEncoding::sinusoid_hf;
   need(!sinusoid || d_model % 2 == 0,
        "sinusoidal positions need an even model dimension");
   need(relative_max_distance >= 0, "negative maximum relative distance");
-  need(positions != PositionEncoding::learned || max_positions > 0,
+  need(positions != layers::PositionEncoding::learned || max_positions > 0,
        "learned positions need a table size");
   need(!shared_embeddings || source_vocab_size == target_vocab_size,
        "shared embeddings need equal vocabulary sizes, got " + std::to_string(source_vocab_size) +
@@ -57,4 +57,4 @@ std::vector<std::string> ModelConfig::validate() const {
   return problems;
 }
 
-}  // namespace s2s
+}  // namespace s2s::model

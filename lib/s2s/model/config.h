@@ -11,7 +11,7 @@
 #include "s2s/layers/settings.h"
 #include "s2s/ops/elementwise.h"
 
-namespace s2s {
+namespace s2s::model {
 
 const char* activation_name(ops::Activation act);
 
@@ -32,12 +32,12 @@ struct ModelConfig {
   // The block wrapper around every sub-layer: y = f(pre_norm ? LN(x) : x), then post_ops with
   // 'add' meaning + x. Post-norm: pre_norm false, {add, norm}. Pre-norm: true, {add}.
   bool pre_norm = false;
-  std::vector<PostOp> post_ops = {PostOp::add, PostOp::norm};
+  std::vector<layers::PostOp> post_ops = {layers::PostOp::add, layers::PostOp::norm};
   bool embedding_norm = false;  // layer norm after embedding + positions
   bool final_norm = false;      // layer norm on each stack's output
   float layer_norm_epsilon = 1e-6f;
 
-  PositionEncoding positions = PositionEncoding::sinusoid_marian;
+  layers::PositionEncoding positions = layers::PositionEncoding::sinusoid_marian;
   dim_t max_positions = 0;       // 0 = unlimited (sinusoids); rows of the learned table otherwise
   bool scale_embeddings = true;  // token embeddings × sqrt(d_model)
   // Relative position representations in every self-attention (OpenNMT-py
@@ -68,4 +68,4 @@ struct ModelConfig {
   std::vector<std::string> validate() const;
 };
 
-}  // namespace s2s
+}  // namespace s2s::model

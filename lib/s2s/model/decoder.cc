@@ -6,15 +6,16 @@
 #include "s2s/layers/mask.h"
 #include "s2s/ops/softmax.h"
 
-namespace s2s {
-Decoder::Decoder(WeightStore& weights, const ModelConfig& config, Tensor embeddings,
+namespace s2s::model {
+Decoder::Decoder(layers::WeightStore& weights, const ModelConfig& config, Tensor embeddings,
                  Tensor positions)
     : heads_(config.heads),
       d_model_(config.d_model),
       start_id_(config.decoder_start_id),
       cache_dtype_(weights.linear_precision() == ops::Precision::f32 ? DataType::f32
                                                                      : DataType::bf16),
-      embedding_(weights, "decoder", std::move(embeddings), std::move(positions), config.embedding()),
+      embedding_(weights, "decoder", std::move(embeddings), std::move(positions),
+                 config.embedding()),
       has_final_norm_(config.final_norm) {
   const dim_t d = config.d_model;
   for (dim_t i = 0; i < config.decoder_layers; ++i) {
@@ -203,4 +204,4 @@ void Decoder::output(Tensor& x, Tensor& logits) const {
   output_(x, logits);
 }
 
-}  // namespace s2s
+}  // namespace s2s::model

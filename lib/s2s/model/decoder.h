@@ -15,11 +15,12 @@
 #include "s2s/model/decoder_state.h"
 #include "s2s/model/encoder.h"
 
-namespace s2s {
+namespace s2s::model {
 
 class Decoder {
  public:
-  Decoder(WeightStore& weights, const ModelConfig& config, Tensor embeddings, Tensor positions);
+  Decoder(layers::WeightStore& weights, const ModelConfig& config, Tensor embeddings,
+          Tensor positions);
 
   // Prepares decoding of a batch for up to max_steps steps: projects the encoder output into
   // every layer's cross-attention keys/values and reserves the self-attention caches for up to
@@ -76,4 +77,4 @@ class Decoder {
   layers::Linear output_;
 };
 
-}  // namespace s2s
+}  // namespace s2s::model

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-namespace s2s {
+namespace s2s::model {
 
 void DecoderState::begin_step() {
   std::int32_t* history = history_.data<std::int32_t>();
@@ -36,4 +36,4 @@ void DecoderState::select_rows(const std::vector<std::int32_t>& rows) {
   std::swap(source_lengths_, spare_lengths_);
 }
 
-}  // namespace s2s
+}  // namespace s2s::model

@@ -10,7 +10,7 @@
 
 #include "s2s/model/layer_scratch.h"
 
-namespace s2s {
+namespace s2s::model {
 
 // The caches hold float32, or bfloat16 with the int8 and bfloat16 precisions (Decoder).
 struct LayerCache {
@@ -62,4 +62,4 @@ class DecoderState {
   std::vector<std::int32_t> spare_lengths_;
 };
 
-}  // namespace s2s
+}  // namespace s2s::model

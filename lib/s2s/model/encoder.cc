@@ -2,12 +2,13 @@
 
 #include "s2s/layers/mask.h"
 
-namespace s2s {
+namespace s2s::model {
 
-Encoder::Encoder(WeightStore& weights, const ModelConfig& config, Tensor embeddings,
+Encoder::Encoder(layers::WeightStore& weights, const ModelConfig& config, Tensor embeddings,
                  Tensor positions)
     : heads_(config.heads),
-      embedding_(weights, "encoder", std::move(embeddings), std::move(positions), config.embedding()),
+      embedding_(weights, "encoder", std::move(embeddings), std::move(positions),
+                 config.embedding()),
       has_final_norm_(config.final_norm) {
   const dim_t d = config.d_model;
   for (dim_t i = 0; i < config.encoder_layers; ++i) {
@@ -51,4 +52,4 @@ EncoderOutput Encoder::forward(const Tensor& ids, const std::vector<std::int32_t
   return out;
 }
 
-}  // namespace s2s
+}  // namespace s2s::model

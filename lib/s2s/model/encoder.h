@@ -12,7 +12,7 @@
 #include "s2s/model/config.h"
 #include "s2s/model/layer_scratch.h"
 
-namespace s2s {
+namespace s2s::model {
 
 struct EncoderOutput {
   Tensor memory;                      // [B, S, D]; rows past a sentence's length are padding
@@ -21,7 +21,8 @@ struct EncoderOutput {
 
 class Encoder {
  public:
-  Encoder(WeightStore& weights, const ModelConfig& config, Tensor embeddings, Tensor positions);
+  Encoder(layers::WeightStore& weights, const ModelConfig& config, Tensor embeddings,
+          Tensor positions);
 
   // ids: int32 [B, S], right-padded; lengths[b] <= S and >= 1.
   EncoderOutput forward(const Tensor& ids, const std::vector<std::int32_t>& lengths) const;
@@ -41,4 +42,4 @@ class Encoder {
   layers::LayerNorm final_norm_;
 };
 
-}  // namespace s2s
+}  // namespace s2s::model

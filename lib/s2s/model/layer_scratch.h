@@ -5,7 +5,7 @@
 #include "s2s/layers/attention.h"
 #include "s2s/layers/embedding.h"
 
-namespace s2s {
+namespace s2s::model {
 
 struct LayerScratch {
   Tensor normed;     // pre-norm input of a sub-layer [B, T, D]
@@ -18,4 +18,4 @@ struct LayerScratch {
   layers::EmbeddingScratch embedding;
 };
 
-}  // namespace s2s
+}  // namespace s2s::model

@@ -2,7 +2,7 @@
 
 #include "s2s/core/problems.h"
 
-namespace s2s {
+namespace s2s::model {
 
 // The model doctor's load-time part: a SentencePiece model most of whose pieces have no id in
 // the vocabulary belongs to another model, and would turn most text into <unk>.
@@ -19,8 +19,8 @@ void Model::check_vocabularies() const {
   }
 }
 
-Model::Model(ModelConfig config, WeightStore weights, std::unique_ptr<text::TextCodec> codec,
-             ModelInfo info, ops::Precision precision)
+Model::Model(ModelConfig config, layers::WeightStore weights,
+             std::unique_ptr<text::TextCodec> codec, ModelInfo info, ops::Precision precision)
     : config_(std::move(config)),
       weights_(std::move(weights)),
       codec_(std::move(codec)),
@@ -31,7 +31,7 @@ Model::Model(ModelConfig config, WeightStore weights, std::unique_ptr<text::Text
   const dim_t d = config_.d_model;
   info_.parameters = weights_.parameter_count();
   Tensor positions;
-  if (config_.positions == PositionEncoding::learned)
+  if (config_.positions == layers::PositionEncoding::learned)
     positions = weights_.take("positions", {config_.max_positions, d});
   encoder_ = std::make_unique<Encoder>(
       weights_, config_, weights_.take("encoder/embeddings", {config_.source_vocab_size, d}),
@@ -44,4 +44,4 @@ Model::Model(ModelConfig config, WeightStore weights, std::unique_ptr<text::Text
     throw ModelError(weights_.source() + ": tensors not used by the model: " + join(unused, ", "));
 }
 
-}  // namespace s2s
+}  // namespace s2s::model

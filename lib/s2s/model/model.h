@@ -11,7 +11,7 @@
 #include "s2s/model/encoder.h"
 #include "s2s/text/codec.h"
 
-namespace s2s {
+namespace s2s::model {
 
 // What a model is and where it came from, for `s2s info` and messages.
 struct ModelInfo {
@@ -37,7 +37,7 @@ class Model {
   // used in place). Fails with a ModelError if the weights do not fit the config, or if the file
   // holds tensors nothing uses.
   // `precision`: what the linear layers compute in (ops/precision.h).
-  Model(ModelConfig config, WeightStore weights, std::unique_ptr<text::TextCodec> codec,
+  Model(ModelConfig config, layers::WeightStore weights, std::unique_ptr<text::TextCodec> codec,
         ModelInfo info, ops::Precision precision = ops::Precision::f32);
 
   const ModelConfig& config() const { return config_; }
@@ -51,11 +51,11 @@ class Model {
   void check_vocabularies() const;
 
   ModelConfig config_;
-  WeightStore weights_;
+  layers::WeightStore weights_;
   std::unique_ptr<text::TextCodec> codec_;
   ModelInfo info_;
   std::unique_ptr<Encoder> encoder_;
   std::unique_ptr<Decoder> decoder_;
 };
 
-}  // namespace s2s
+}  // namespace s2s::model

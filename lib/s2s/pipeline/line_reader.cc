@@ -8,7 +8,7 @@
 
 #include "s2s/core/error.h"
 
-namespace s2s {
+namespace s2s::pipeline {
 namespace {
 
 // One read(2) takes up to this much: large enough that a file costs few system calls.
@@ -100,4 +100,4 @@ bool LineReader::next_window(std::vector<std::string>& lines, std::size_t max_li
   }
 }
 
-}  // namespace s2s
+}  // namespace s2s::pipeline

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-namespace s2s {
+namespace s2s::pipeline {
 
 class LineReader {
  public:
@@ -46,4 +46,4 @@ class LineReader {
   bool eof_ = false;
 };
 
-}  // namespace s2s
+}  // namespace s2s::pipeline

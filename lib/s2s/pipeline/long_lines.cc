@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace s2s {
+namespace s2s::pipeline {
 namespace {
 
 bool is_space(char c) { return c == ' ' || c == '\t'; }
@@ -299,4 +299,4 @@ std::string too_long_message(std::size_t line_number, std::size_t tokens, const 
   return "line " + std::to_string(line_number) + ": " + what + std::to_string(tokens) +
          " tokens, more than " + limit.describe();
 }
-}  // namespace s2s
+}  // namespace s2s::pipeline

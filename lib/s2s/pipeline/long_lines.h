@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-namespace s2s {
+namespace s2s::pipeline {
 
 // The sentences of `line`, trimmed of surrounding whitespace, blank ones left out.
 std::vector<std::string_view> split_sentences(std::string_view line);
@@ -79,4 +79,4 @@ struct TokenLimit {
 std::string too_long_message(std::size_t line_number, std::size_t tokens, const TokenLimit& limit,
                              const std::string& what = "");
 
-}  // namespace s2s
+}  // namespace s2s::pipeline

@@ -7,7 +7,7 @@
 
 #include "s2s/core/strings.h"
 
-namespace s2s {
+namespace s2s::pipeline {
 namespace {
 
 // Keys keep the order they were written in, so "translation" comes first for a reader.
@@ -40,7 +40,7 @@ void add_scores(const text::TextCodec& codec, const std::vector<std::int32_t>& i
 }
 
 Json hypothesis_json(const OutputFormatter& formatter, const text::TextCodec& codec,
-                     const Hypothesis* hypothesis) {
+                     const search::Hypothesis* hypothesis) {
   Json record = Json::object();
   if (hypothesis == nullptr) {  // a blank input line
     record["translation"] = "";
@@ -97,7 +97,7 @@ std::string OutputFormatter::translation_text(const std::vector<std::int32_t>& i
 void OutputFormatter::append_split(const Translation& translation,
                                    const std::vector<std::size_t>& piece_ends,
                                    std::size_t line_id, std::string& out) const {
-  const Hypothesis& best = translation.hypotheses.front();
+  const search::Hypothesis& best = translation.hypotheses.front();
   if (format_ == OutputFormat::nbest) out += std::to_string(line_id) + " ||| ";
   std::size_t begin = 0;
   std::vector<std::string> texts;
@@ -140,7 +140,7 @@ void OutputFormatter::append_nbest(const Translation& translation, std::size_t l
   }
   const std::size_t count = all_hypotheses_ ? translation.hypotheses.size() : 1;
   for (std::size_t k = 0; k < count; ++k) {
-    const Hypothesis& h = translation.hypotheses[k];
+    const search::Hypothesis& h = translation.hypotheses[k];
     // "F0= " with a space: Marian's form when the score breakdown is kept (it is with --n-best).
     out += id + " ||| " + translation_text(h.ids) + " ||| F0= " + marian_float(h.score) +
            " ||| " + marian_float(h.normalized_score) + '\n';
@@ -152,7 +152,8 @@ void OutputFormatter::append_jsonl(const Translation& translation, std::string& 
   Json record = hypothesis_json(*this, codec_, hypotheses.empty() ? nullptr : &hypotheses.front());
   if (all_hypotheses_) {
     Json list = Json::array();
-    for (const Hypothesis& h : hypotheses) list.push_back(hypothesis_json(*this, codec_, &h));
+    for (const search::Hypothesis& h : hypotheses)
+      list.push_back(hypothesis_json(*this, codec_, &h));
     record["n_best"] = std::move(list);
   }
   append_json_line(record, out);
@@ -172,4 +173,4 @@ void append_summary_jsonl(const std::string& kind, float value, std::string& out
   append_json_line(record, out);
 }
 
-}  // namespace s2s
+}  // namespace s2s::pipeline

@@ -29,7 +29,7 @@
 #include "s2s/pipeline/translator.h"
 #include "s2s/text/codec.h"
 
-namespace s2s {
+namespace s2s::pipeline {
 
 enum class OutputFormat { text, nbest, jsonl };
 
@@ -81,4 +81,4 @@ class OutputFormatter {
   TargetText target_text_;
 };
 
-}  // namespace s2s
+}  // namespace s2s::pipeline

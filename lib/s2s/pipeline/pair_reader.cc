@@ -11,7 +11,7 @@
 #include "s2s/core/log.h"
 #include "s2s/text/clean.h"
 
-namespace s2s {
+namespace s2s::pipeline {
 namespace {
 
 // A descriptor for reading `path`; InputError saying why it cannot be read.
@@ -191,4 +191,4 @@ void PairReader::skip_or_throw(PairEntry& e, const std::string& problem) const {
 
 std::string PairReader::where() const { return name_ + ": line " + std::to_string(line_); }
 
-}  // namespace s2s
+}  // namespace s2s::pipeline

@@ -19,7 +19,7 @@
 
 #include "s2s/pipeline/line_reader.h"
 
-namespace s2s {
+namespace s2s::pipeline {
 
 // One input line: the pair to score, or a line that could not be read (skip_bad).
 struct PairEntry {
@@ -69,4 +69,4 @@ class PairReader {
   std::vector<std::string> lines_, target_lines_;  // scratch for one window
 };
 
-}  // namespace s2s
+}  // namespace s2s::pipeline

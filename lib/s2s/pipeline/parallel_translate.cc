@@ -6,7 +6,7 @@
 
 #include "s2s/core/threads.h"
 
-namespace s2s {
+namespace s2s::pipeline {
 namespace {
 
 // Where each of `parts` contiguous parts of `lines` begins (plus lines.size() at the end), cut so
@@ -60,4 +60,4 @@ void translate_in_parallel(const Translator& translator, const std::vector<std::
     if (e) std::rethrow_exception(e);
 }
 
-}  // namespace s2s
+}  // namespace s2s::pipeline

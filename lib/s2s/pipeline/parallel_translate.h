@@ -13,7 +13,7 @@
 
 #include "s2s/pipeline/translator.h"
 
-namespace s2s {
+namespace s2s::pipeline {
 
 struct ParallelOptions {
   int workers = 1;             // translators running at once
@@ -29,4 +29,4 @@ void translate_in_parallel(const Translator& translator, const std::vector<std::
                            std::size_t first_line_number = 1,
                            const std::atomic<bool>* stop = nullptr);
 
-}  // namespace s2s
+}  // namespace s2s::pipeline

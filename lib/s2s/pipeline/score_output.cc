@@ -4,7 +4,7 @@
 
 #include "s2s/core/error.h"
 
-namespace s2s {
+namespace s2s::pipeline {
 namespace {
 
 // marian-scorer prints scores with std::to_string (six decimals).
@@ -79,4 +79,4 @@ std::string ScoreFormatter::finish() const {
   return out;
 }
 
-}  // namespace s2s
+}  // namespace s2s::pipeline

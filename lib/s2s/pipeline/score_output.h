@@ -18,7 +18,7 @@
 #include "s2s/pipeline/scorer.h"
 #include "s2s/text/codec.h"
 
-namespace s2s {
+namespace s2s::pipeline {
 
 struct ScoreFormat {
   OutputFormat format = OutputFormat::text;  // text or jsonl
@@ -51,4 +51,4 @@ class ScoreFormatter {
   std::size_t pairs_ = 0;
 };
 
-}  // namespace s2s
+}  // namespace s2s::pipeline

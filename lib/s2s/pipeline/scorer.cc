@@ -6,9 +6,9 @@
 #include "s2s/batch/batcher.h"
 #include "s2s/search/scoring_rules.h"
 
-namespace s2s {
+namespace s2s::pipeline {
 
-Scorer::Scorer(std::shared_ptr<const Model> model, ScoreOptions options)
+Scorer::Scorer(std::shared_ptr<const model::Model> model, ScoreOptions options)
     : model_(std::move(model)), options_(options) {
   if (options_.batch_size < 1) throw UsageError("batch size must be at least 1");
   if (options_.batch_tokens < 0) throw UsageError("batch tokens must not be negative");
@@ -28,20 +28,20 @@ std::vector<PairScore> Scorer::score(const std::vector<std::pair<std::string, st
     results[i].beyond_positions =
         limit > 0 && std::max(sources[i].size(), lengths[i]) > static_cast<std::size_t>(limit);
   }
-  SearchOptions rules;
+  search::SearchOptions rules;
   rules.normalize = options_.normalize;
-  const BatchLimits limits{options_.batch_size, options_.batch_tokens};
+  const batch::BatchLimits limits{options_.batch_size, options_.batch_tokens};
   Tensor log_probs;
-  for (const std::vector<std::size_t>& members : make_batches(lengths, limits)) {
+  for (const std::vector<std::size_t>& members : batch::make_batches(lengths, limits)) {
     if (stop != nullptr && stop->load(std::memory_order_relaxed)) return {};
     std::vector<std::vector<std::int32_t>> src, tgt;
     for (std::size_t m : members) {
       src.push_back(sources[m]);
       tgt.push_back(results[m].target_ids);
     }
-    const Batch source_batch = make_batch(src, model_->config().source_eos_id);
-    const Batch target_batch = make_batch(tgt, model_->config().eos_id);
-    const EncoderOutput encoded =
+    const batch::Batch source_batch = batch::make_batch(src, model_->config().source_eos_id);
+    const batch::Batch target_batch = batch::make_batch(tgt, model_->config().eos_id);
+    const model::EncoderOutput encoded =
         model_->encoder().forward(source_batch.ids, source_batch.lengths);
     model_->decoder().target_log_probs(encoded, target_batch.ids, log_probs);
     const dim_t steps = log_probs.dim(1);
@@ -50,10 +50,10 @@ std::vector<PairScore> Scorer::score(const std::vector<std::pair<std::string, st
       const float* row = log_probs.data<float>() + static_cast<dim_t>(k) * steps;
       r.token_scores.assign(row, row + r.target_ids.size());
       for (float lp : r.token_scores) r.score += lp;  // summed in order, in float32 as Marian
-      r.normalized_score = normalized_score(r.score, r.target_ids.size(), rules);
+      r.normalized_score = search::normalized_score(r.score, r.target_ids.size(), rules);
     }
   }
   return results;
 }
 
-}  // namespace s2s
+}  // namespace s2s::pipeline

@@ -12,7 +12,7 @@
 #include "s2s/model/model.h"
 #include "s2s/search/options.h"
 
-namespace s2s {
+namespace s2s::pipeline {
 
 struct ScoreOptions {
   float normalize = 0.0f;  // divide by (target length incl. </s>)^normalize
@@ -32,18 +32,18 @@ struct PairScore {
 
 class Scorer {
  public:
-  Scorer(std::shared_ptr<const Model> model, ScoreOptions options);
+  Scorer(std::shared_ptr<const model::Model> model, ScoreOptions options);
 
   // One result per pair. An empty source or target is scored as it is ([</s>] alone). `stop`,
   // when given, is checked between batches: once it is true the call returns nothing.
   std::vector<PairScore> score(const std::vector<std::pair<std::string, std::string>>& pairs,
                                const std::atomic<bool>* stop = nullptr) const;
 
-  const Model& model() const { return *model_; }
+  const model::Model& model() const { return *model_; }
 
  private:
-  std::shared_ptr<const Model> model_;
+  std::shared_ptr<const model::Model> model_;
   ScoreOptions options_;
 };
 
-}  // namespace s2s
+}  // namespace s2s::pipeline

@@ -18,7 +18,7 @@
 #include "s2s/core/strings.h"
 #include "s2s/core/threads.h"
 
-namespace s2s {
+namespace s2s::pipeline {
 namespace {
 
 // A row's target: a function returning the field it sets in the settings S of its command. The
@@ -32,7 +32,7 @@ struct Fields {
   using String = std::string& (*)(S&);
   using Lines = LongLines& (*)(S&);
   using Precision = ops::Precision& (*)(S&);
-  using Sampling = s2s::Sampling& (*)(S&);
+  using Sampling = s2s::search::Sampling& (*)(S&);
 };
 template <typename S>
 using Field = std::variant<typename Fields<S>::Int, typename Fields<S>::Float,
@@ -223,32 +223,36 @@ bool parse_bool(std::string text, bool& value) {
 }
 
 // "off", "full", "topk K" or "topp P" (Marian's --output-sampling spells the first two so).
-std::optional<Sampling> parse_sampling(const std::string& text) {
-  Sampling sampling;
+std::optional<search::Sampling> parse_sampling(const std::string& text) {
+  search::Sampling sampling;
   const std::size_t space = text.find(' ');
   const std::string mode = text.substr(0, space);
   const std::string value = space == std::string::npos ? "" : text.substr(space + 1);
   if ((mode == "off" || mode == "full") && value.empty()) {
-    sampling.kind = mode == "off" ? Sampling::Kind::off : Sampling::Kind::full;
+    sampling.kind = mode == "off" ? search::Sampling::Kind::off : search::Sampling::Kind::full;
     return sampling;
   }
   if (mode == "topk" && parse_number(value, sampling.k) && sampling.k >= 1) {
-    sampling.kind = Sampling::Kind::topk;
+    sampling.kind = search::Sampling::Kind::topk;
     return sampling;
   }
   if (mode == "topp" && parse_number(value, sampling.p) && sampling.p > 0.0f && sampling.p <= 1.0f) {
-    sampling.kind = Sampling::Kind::topp;
+    sampling.kind = search::Sampling::Kind::topp;
     return sampling;
   }
   return std::nullopt;
 }
 
-std::string sampling_name(const Sampling& s) {
+std::string sampling_name(const search::Sampling& s) {
   switch (s.kind) {
-    case Sampling::Kind::off: return "off";
-    case Sampling::Kind::full: return "full";
-    case Sampling::Kind::topk: return "topk " + std::to_string(s.k);
-    case Sampling::Kind::topp: return "topp " + marian_float(s.p);
+    case search::Sampling::Kind::off:
+      return "off";
+    case search::Sampling::Kind::full:
+      return "full";
+    case search::Sampling::Kind::topk:
+      return "topk " + std::to_string(s.k);
+    case search::Sampling::Kind::topp:
+      return "topp " + marian_float(s.p);
   }
   return "off";
 }
@@ -450,7 +454,7 @@ void set_option(const std::string& key, const std::string& value, ScoreSettings&
   set_key(key, value, settings);
 }
 
-void apply_model_defaults(const ModelInfo& info, TranslateSettings& settings) {
+void apply_model_defaults(const model::ModelInfo& info, TranslateSettings& settings) {
   for (const auto& [key, value] : info.search_defaults)
     apply_entry<ModelError>(key, value, YamlSource::model, info.search_defaults_source, settings);
 }
@@ -466,4 +470,4 @@ void read_yaml_options(const std::string& path, ScoreSettings& settings) {
   read_yaml<UsageError>(path, YamlSource::config, settings);
 }
 
-}  // namespace s2s
+}  // namespace s2s::pipeline

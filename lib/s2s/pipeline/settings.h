@@ -18,7 +18,7 @@
 #include "s2s/pipeline/scorer.h"
 #include "s2s/pipeline/translator.h"
 
-namespace s2s {
+namespace s2s::pipeline {
 
 // Everything `s2s translate` can be told through the table.
 struct TranslateSettings {
@@ -100,11 +100,11 @@ enum class YamlSource {
 bool applies_from_model(const std::string& key);
 
 // Applies the model's own settings (decoder.yml, HF generation config, CTranslate2 defaults).
-void apply_model_defaults(const ModelInfo& info, TranslateSettings& settings);
+void apply_model_defaults(const model::ModelInfo& info, TranslateSettings& settings);
 
 // Reads the table's keys from a YAML mapping file into `settings`.
 void read_yaml_options(const std::string& path, YamlSource source, TranslateSettings& settings);
 // A --config file for score: every key must be one of score's (errors are UsageErrors).
 void read_yaml_options(const std::string& path, ScoreSettings& settings);
 
-}  // namespace s2s
+}  // namespace s2s::pipeline

@@ -9,7 +9,7 @@
 #include "s2s/search/scoring_rules.h"
 #include "s2s/text/clean.h"
 
-namespace s2s {
+namespace s2s::pipeline {
 namespace {
 
 const std::string kWordMark = "\xe2\x96\x81";  // '▁', SentencePiece's word-boundary mark
@@ -57,9 +57,9 @@ std::string long_line_message(std::size_t line_number, const InputNotes& notes,
              (notes.loops_cut == 0
                   ? std::string()
                   : "; the translations of " + std::to_string(notes.loops_cut) +
-                        " of them fell into a loop and were cut (" + std::to_string(kLoopSpan) +
-                        " tokens in a row drawn from " + std::to_string(kLoopTokens) +
-                        " or fewer)");
+                        " of them fell into a loop and were cut (" +
+                        std::to_string(search::kLoopSpan) + " tokens in a row drawn from " +
+                        std::to_string(search::kLoopTokens) + " or fewer)");
     case InputNotes::LongLine::truncated:
       return head + ": truncated to its first " + std::to_string(limit.tokens) + " tokens";
     case InputNotes::LongLine::no:
@@ -68,7 +68,7 @@ std::string long_line_message(std::size_t line_number, const InputNotes& notes,
   return {};
 }
 
-Translator::Translator(std::shared_ptr<const Model> model, TranslateOptions options)
+Translator::Translator(std::shared_ptr<const model::Model> model, TranslateOptions options)
     : model_(std::move(model)), options_(std::move(options)) {
   if (options_.batch_size < 1) throw UsageError("batch size must be at least 1");
   if (options_.batch_tokens < 0) throw UsageError("batch tokens must not be negative");
@@ -197,23 +197,24 @@ Units make_units(const std::vector<std::string>& lines, std::size_t first_line_n
 
 // The one hypothesis of a split line: its pieces' best hypotheses joined (translator.h), and
 // where each piece ends in it (note.piece_ends).
-Hypothesis join_pieces(std::vector<std::vector<Hypothesis>>& pieces, const Model& model,
-                       const SearchOptions& search, InputNotes& note) {
+search::Hypothesis join_pieces(std::vector<std::vector<search::Hypothesis>>& pieces,
+                               const model::Model& model, const search::SearchOptions& search,
+                               InputNotes& note) {
   const text::Vocabulary& target_vocab = model.codec().target_vocab();
   const std::int32_t eos = model.config().eos_id;
   const std::int32_t word_mark =
       target_vocab.contains(kWordMark) ? target_vocab.id_of(kWordMark) : -1;
-  Hypothesis joined;
+  search::Hypothesis joined;
   std::size_t total = 1;
-  for (const std::vector<Hypothesis>& piece : pieces)
+  for (const std::vector<search::Hypothesis>& piece : pieces)
     if (!piece.empty()) total += piece.front().ids.size() + 1;
   joined.ids.reserve(total);
   joined.token_scores.reserve(total);
   bool ended = false;  // the last piece's hypothesis ended with </s>
   float eos_score = 0.0f;
-  for (std::vector<Hypothesis>& piece : pieces) {
+  for (std::vector<search::Hypothesis>& piece : pieces) {
     if (piece.empty()) continue;
-    const Hypothesis& h = piece.front();
+    const search::Hypothesis& h = piece.front();
     if (h.cut_in_loop) ++note.loops_cut;
     std::size_t n = h.ids.size();
     ended = n > 0 && h.ids[n - 1] == eos;
@@ -230,14 +231,14 @@ Hypothesis join_pieces(std::vector<std::vector<Hypothesis>>& pieces, const Model
                                  h.token_scores.begin() + static_cast<std::ptrdiff_t>(n));
       note.piece_ends.push_back(joined.ids.size());
     }
-    std::vector<Hypothesis>().swap(piece);  // a huge line's pieces: memory back at once
+    std::vector<search::Hypothesis>().swap(piece);  // a huge line's pieces: memory back at once
   }
   if (ended) {  // the line's translation ends as its last piece's does
     joined.ids.push_back(eos);
     joined.token_scores.push_back(eos_score);
   }
   for (float s : joined.token_scores) joined.score += s;
-  joined.normalized_score = normalized_score(joined.score, joined.ids.size(), search);
+  joined.normalized_score = search::normalized_score(joined.score, joined.ids.size(), search);
   return joined;
 }
 
@@ -260,8 +261,8 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
   for (std::size_t i = 0; i < lines.size() && !stopped(); ++i)
     if (pending[i] == 0) done(i, Translation{}, notes[i]);  // blank: nothing to translate
 
-  std::vector<std::vector<Hypothesis>> found(units.ids.size());
-  const auto finish_unit = [&](std::size_t u, std::vector<Hypothesis> hypotheses) {
+  std::vector<std::vector<search::Hypothesis>> found(units.ids.size());
+  const auto finish_unit = [&](std::size_t u, std::vector<search::Hypothesis> hypotheses) {
     found[u] = std::move(hypotheses);
     const std::size_t line = units.line[u];
     if (--pending[line] > 0) return;
@@ -269,7 +270,7 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
     if (notes[line].long_line == InputNotes::LongLine::split) {
       std::size_t end = first_unit[line];
       while (end < found.size() && units.line[end] == line) ++end;
-      std::vector<std::vector<Hypothesis>> pieces(
+      std::vector<std::vector<search::Hypothesis>> pieces(
           std::make_move_iterator(found.begin() + static_cast<std::ptrdiff_t>(first_unit[line])),
           std::make_move_iterator(found.begin() + static_cast<std::ptrdiff_t>(end)));
       translation.hypotheses.push_back(join_pieces(pieces, *model_, options_.search, notes[line]));
@@ -285,28 +286,28 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
   const auto run = [&](const std::size_t* members, std::size_t count) {
     std::vector<std::vector<std::int32_t>> sequences;
     for (std::size_t k = 0; k < count; ++k) sequences.push_back(units.ids[members[k]]);
-    const Batch batch = make_batch(sequences, source_eos);
-    const EncoderOutput encoded = model_->encoder().forward(batch.ids, batch.lengths);
+    const batch::Batch batch = batch::make_batch(sequences, source_eos);
+    const model::EncoderOutput encoded = model_->encoder().forward(batch.ids, batch.lengths);
     // The pieces of a split line are guarded against loops (search/beam.h); whole lines never.
     std::vector<char> guard_loops;
     for (std::size_t k = 0; k < count; ++k)
       guard_loops.push_back(notes[units.line[members[k]]].long_line == InputNotes::LongLine::split);
-    std::vector<std::vector<Hypothesis>> batch_found;
-    if (options_.search.sampling.kind == Sampling::Kind::off) {
-      batch_found = beam_search(*model_, encoded, options_.search, stop, &guard_loops);
+    std::vector<std::vector<search::Hypothesis>> batch_found;
+    if (options_.search.sampling.kind == search::Sampling::Kind::off) {
+      batch_found = search::beam_search(*model_, encoded, options_.search, stop, &guard_loops);
     } else {  // each sentence's samples depend on the seed and its own source only
       std::vector<std::uint64_t> seeds;
       for (std::size_t k = 0; k < count; ++k)
-        seeds.push_back(sentence_seed(static_cast<std::uint64_t>(options_.search.seed),
-                                      units.ids[members[k]]));
-      batch_found = sample_search(*model_, encoded, options_.search, seeds, stop);
+        seeds.push_back(search::sentence_seed(static_cast<std::uint64_t>(options_.search.seed),
+                                              units.ids[members[k]]));
+      batch_found = search::sample_search(*model_, encoded, options_.search, seeds, stop);
     }
     if (batch_found.size() != count) return;  // stopped during the search
     for (std::size_t k = 0; k < count; ++k) finish_unit(members[k], std::move(batch_found[k]));
   };
-  const BatchLimits limits{options_.batch_size, options_.batch_tokens};
+  const batch::BatchLimits limits{options_.batch_size, options_.batch_tokens};
   const std::size_t heads = static_cast<std::size_t>(std::max<dim_t>(model_->config().heads, 1));
-  for (const std::vector<std::size_t>& members : make_batches(lengths, limits)) {
+  for (const std::vector<std::size_t>& members : batch::make_batches(lengths, limits)) {
     // The encoder's attention scores take rows × heads × length² floats: long sentences (up to
     // the limit, 256 tokens by default) go a few rows at a time so that they stay within
     // kScoreBytes. Results do not depend on batching.
@@ -342,4 +343,4 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& l
   return results;
 }
 
-}  // namespace s2s
+}  // namespace s2s::pipeline

@@ -26,10 +26,10 @@
 #include "s2s/search/hypothesis.h"
 #include "s2s/search/options.h"
 
-namespace s2s {
+namespace s2s::pipeline {
 
 struct TranslateOptions {
-  SearchOptions search;
+  search::SearchOptions search;
   dim_t batch_size = 32;   // sentences per batch
   dim_t batch_tokens = 0;  // if > 0: padded source tokens per batch instead of sentences
   // Most source tokens one sentence may have (language label and </s> included); the model's
@@ -64,13 +64,13 @@ struct InputNotes {
 // The result for one input line: the n-best list, best first (one entry unless n_best; empty
 // for a blank line).
 struct Translation {
-  std::vector<Hypothesis> hypotheses;
+  std::vector<search::Hypothesis> hypotheses;
 };
 
 class Translator {
  public:
   // UsageError when max_length leaves no room for text next to what the model adds.
-  Translator(std::shared_ptr<const Model> model, TranslateOptions options);
+  Translator(std::shared_ptr<const model::Model> model, TranslateOptions options);
 
   // Called for each input line (lines[index]) as soon as its translation is complete, in no
   // particular order, with what was done to the line (`notes`).
@@ -99,13 +99,13 @@ class Translator {
                                      std::vector<InputNotes>* notes = nullptr,
                                      const std::atomic<bool>* stop = nullptr) const;
 
-  const Model& model() const { return *model_; }
+  const model::Model& model() const { return *model_; }
   const TranslateOptions& options() const { return options_; }
   // The token limit in force: min(max_length, the model's max_positions when > 0).
   const TokenLimit& limit() const { return limit_; }
 
  private:
-  std::shared_ptr<const Model> model_;
+  std::shared_ptr<const model::Model> model_;
   TranslateOptions options_;
   TokenLimit limit_;
   bool multilingual_ = false;  // the source vocabulary has >>xxx<< language labels
@@ -120,4 +120,4 @@ bool is_blank(const std::string& line);
 std::string long_line_message(std::size_t line_number, const InputNotes& notes,
                               const TokenLimit& limit);
 
-}  // namespace s2s
+}  // namespace s2s::pipeline

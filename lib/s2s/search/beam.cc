@@ -10,7 +10,7 @@
 #include "s2s/search/repetition.h"
 #include "s2s/search/scoring_rules.h"
 
-namespace s2s {
+namespace s2s::search {
 namespace {
 
 // A live hypothesis: one row of the decoder state.
@@ -108,7 +108,8 @@ bool caught_in_loop(const std::vector<std::int32_t>& ids) {
   return true;
 }
 
-std::vector<std::vector<Hypothesis>> beam_search(const Model& model, const EncoderOutput& encoded,
+std::vector<std::vector<Hypothesis>> beam_search(const model::Model& model,
+                                                 const model::EncoderOutput& encoded,
                                                  const SearchOptions& options,
                                                  const std::atomic<bool>* stop,
                                                  const std::vector<char>* guard_loops) {
@@ -129,7 +130,7 @@ std::vector<std::vector<Hypothesis>> beam_search(const Model& model, const Encod
 
   const std::int32_t eos = model.config().eos_id;
   // One state per thread, kept across batches: its caches are allocated once, not per batch.
-  thread_local DecoderState state;
+  thread_local model::DecoderState state;
   model.decoder().start(encoded, longest, state, batch * options.beam_size);
   std::vector<std::int32_t> previous(batch, model.decoder().start_id());
   // Kept across batches as the state is: [rows, V] logits are tens of MB, faulted in afresh
@@ -189,4 +190,4 @@ std::vector<std::vector<Hypothesis>> beam_search(const Model& model, const Encod
   return results;
 }
 
-}  // namespace s2s
+}  // namespace s2s::search

@@ -24,7 +24,7 @@
 #include "s2s/search/hypothesis.h"
 #include "s2s/search/options.h"
 
-namespace s2s {
+namespace s2s::search {
 
 inline constexpr dim_t kLoopSpan = 64;
 inline constexpr dim_t kLoopTokens = 8;
@@ -36,9 +36,10 @@ bool caught_in_loop(const std::vector<std::int32_t>& ids);
 // else only the best). `stop`, when given, is checked before every decoder step: once it is
 // true the search is abandoned and the result is empty (no row's result is kept).
 // `guard_loops`, when given, has one flag per row: nonzero rows get the loop guard.
-std::vector<std::vector<Hypothesis>> beam_search(const Model& model, const EncoderOutput& encoded,
+std::vector<std::vector<Hypothesis>> beam_search(const model::Model& model,
+                                                 const model::EncoderOutput& encoded,
                                                  const SearchOptions& options,
                                                  const std::atomic<bool>* stop = nullptr,
                                                  const std::vector<char>* guard_loops = nullptr);
 
-}  // namespace s2s
+}  // namespace s2s::search

@@ -9,7 +9,7 @@
 #include "s2s/model/model.h"
 #include "s2s/search/options.h"
 
-namespace s2s {
+namespace s2s::search {
 
 // The ids a row may not choose next, sorted and ended by the vocabulary size (the end of the
 // last run of allowed ids): <unk> (unless allowed) and the model's suppressed tokens, and in
@@ -18,7 +18,7 @@ struct ForbiddenIds {
   std::vector<std::int32_t> always;
   std::vector<std::int32_t> too_short;
 
-  ForbiddenIds(const Model& model, const SearchOptions& options, dim_t vocab) {
+  ForbiddenIds(const model::Model& model, const SearchOptions& options, dim_t vocab) {
     always = model.config().suppressed_ids;
     if (!options.allow_unk && model.config().unk_id >= 0) always.push_back(model.config().unk_id);
     too_short = always;
@@ -30,4 +30,4 @@ struct ForbiddenIds {
   }
 };
 
-}  // namespace s2s
+}  // namespace s2s::search

@@ -2,9 +2,10 @@
 
 #include "s2s/search/beam.h"
 
-namespace s2s {
+namespace s2s::search {
 
-std::vector<Hypothesis> greedy_search(const Model& model, const EncoderOutput& encoded,
+std::vector<Hypothesis> greedy_search(const model::Model& model,
+                                      const model::EncoderOutput& encoded,
                                       const SearchOptions& options) {
   SearchOptions greedy = options;
   greedy.beam_size = 1;
@@ -15,4 +16,4 @@ std::vector<Hypothesis> greedy_search(const Model& model, const EncoderOutput& e
   return best;
 }
 
-}  // namespace s2s
+}  // namespace s2s::search

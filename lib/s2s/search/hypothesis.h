@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace s2s {
+namespace s2s::search {
 
 struct Hypothesis {
   std::vector<std::int32_t> ids;    // target tokens, ending in </s> unless cut by the length limit
@@ -14,4 +14,4 @@ struct Hypothesis {
   bool cut_in_loop = false;         // ended by beam_search's loop guard (search/beam.h)
 };
 
-}  // namespace s2s
+}  // namespace s2s::search

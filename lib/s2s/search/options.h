@@ -6,7 +6,7 @@
 
 #include "s2s/core/shape.h"
 
-namespace s2s {
+namespace s2s::search {
 
 // Random sampling instead of beam search (search/sampling.h): from the whole distribution, its
 // k most likely tokens, or its smallest set holding probability p.
@@ -37,4 +37,4 @@ struct SearchOptions {
   dim_t seed = 0;                   // sampling: with the source, decides a line's samples
 };
 
-}  // namespace s2s
+}  // namespace s2s::search

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-namespace s2s {
+namespace s2s::search {
 
 void apply_repetition_rules(const std::vector<std::int32_t>& ids, const SearchOptions& options,
                             float* logits, std::int64_t vocab) {
@@ -31,4 +31,4 @@ void apply_repetition_rules(const std::vector<std::int32_t>& ids, const SearchOp
   }
 }
 
-}  // namespace s2s
+}  // namespace s2s::search

@@ -15,7 +15,7 @@
 
 #include "s2s/search/options.h"
 
-namespace s2s {
+namespace s2s::search {
 
 // True when the options ask for either rule.
 inline bool uses_repetition_rules(const SearchOptions& options) {
@@ -26,4 +26,4 @@ inline bool uses_repetition_rules(const SearchOptions& options) {
 void apply_repetition_rules(const std::vector<std::int32_t>& ids, const SearchOptions& options,
                             float* logits, std::int64_t vocab);
 
-}  // namespace s2s
+}  // namespace s2s::search

@@ -13,7 +13,7 @@
 #include "s2s/search/repetition.h"
 #include "s2s/search/scoring_rules.h"
 
-namespace s2s {
+namespace s2s::search {
 namespace {
 
 // splitmix64 (Steele, Lea and Flood 2014): a tiny, well-mixed generator whose stream depends on
@@ -103,7 +103,8 @@ std::int32_t draw_token(const float* log_probs, std::int64_t vocab, const Search
   return at == weights.end() ? ids.back() : ids[static_cast<std::size_t>(at - weights.begin())];
 }
 
-std::vector<std::vector<Hypothesis>> sample_search(const Model& model, const EncoderOutput& encoded,
+std::vector<std::vector<Hypothesis>> sample_search(const model::Model& model,
+                                                   const model::EncoderOutput& encoded,
                                                    const SearchOptions& options,
                                                    const std::vector<std::uint64_t>& seeds,
                                                    const std::atomic<bool>* stop) {
@@ -128,7 +129,7 @@ std::vector<std::vector<Hypothesis>> sample_search(const Model& model, const Enc
     }
   }
   const std::int32_t eos = model.config().eos_id;
-  thread_local DecoderState state;
+  thread_local model::DecoderState state;
   thread_local Tensor log_probs;
   model.decoder().start(encoded, longest, state, batch * per_sentence);
   std::vector<std::int32_t> previous(batch, model.decoder().start_id());
@@ -196,4 +197,4 @@ std::vector<std::vector<Hypothesis>> sample_search(const Model& model, const Enc
   return results;
 }
 
-}  // namespace s2s
+}  // namespace s2s::search

@@ -23,9 +23,10 @@
 #include "s2s/search/hypothesis.h"
 #include "s2s/search/options.h"
 
-namespace s2s {
+namespace s2s::search {
 
-std::vector<std::vector<Hypothesis>> sample_search(const Model& model, const EncoderOutput& encoded,
+std::vector<std::vector<Hypothesis>> sample_search(const model::Model& model,
+                                                   const model::EncoderOutput& encoded,
                                                    const SearchOptions& options,
                                                    const std::vector<std::uint64_t>& seeds,
                                                    const std::atomic<bool>* stop = nullptr);
@@ -38,4 +39,4 @@ std::uint64_t sentence_seed(std::uint64_t seed, const std::vector<std::int32_t>&
 std::int32_t draw_token(const float* log_probs, std::int64_t vocab, const SearchOptions& options,
                         double u);
 
-}  // namespace s2s
+}  // namespace s2s::search

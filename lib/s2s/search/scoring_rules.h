@@ -8,7 +8,7 @@
 
 #include "s2s/search/options.h"
 
-namespace s2s {
+namespace s2s::search {
 
 inline float normalized_score(float score, std::size_t length, const SearchOptions& options) {
   const float l = static_cast<float>(length);
@@ -24,4 +24,4 @@ inline dim_t max_target_length(dim_t source_length, const SearchOptions& options
   return options.max_length > 0 ? std::min(by_factor, options.max_length) : by_factor;
 }
 
-}  // namespace s2s
+}  // namespace s2s::search
