@@ -14,6 +14,10 @@ format.  Run with Debian's /usr/bin/python3 (python3-numpy).
     ms.search_rules(model)     # {"allow_unk", "min_length", "banned_ids"}: the model's defaults
     ms.beam_search(model, src_ids, 4, scorer=ms.RepetitionScorer(ms.ModelScorer(model, src_ids),
                    repetition_penalty=1.2, no_repeat_ngram=3))   # CTranslate2's repetition rules
+    ms.beam_search(model, src_ids, 4, prefix_ids=[17, 5])   # forced start (TARGET PREFIX below)
+    hyps = ms.beam_search(model, src_ids, 4, alignment=True)  # + "alignment" rows (WORD ALIGNMENT)
+    ms.alignment_text(hyps[0]["alignment"], "hard")           # "0-0 1-1 ..." as marian-decoder prints
+    ms.score_pairs(model, src_ids, tgt_ids, alignment=True)   # marian-scorer --alignment rows
 
 Model families (family_of(model) picks one by the model's class; each supplies the forward pass --
 encoder, decoder_init, decoder_step, decoder_forward_all, log_softmax of its reference module --

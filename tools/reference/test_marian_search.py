@@ -17,6 +17,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
+sys.path.insert(1, os.path.join(ROOT, "tools", "fixtures"))
 import marian_ref as ref  # noqa: E402
 import marian_search as ms  # noqa: E402
 
@@ -786,6 +787,164 @@ class PrefixFixtures(unittest.TestCase):
                     self.assertEqual(a["prefix_logprobs"], [float(x) for x in b["prefix_logprobs"]])
                     self.assertEqual(a["score"], float(b["score"]))
                     self.assertEqual(a["normalized"], float(b["normalized"]))
+
+
+# ----------------------------------------------------------------------------------------------
+# Word alignment on real fixtures + tests/data/golden/<fixture>.alignment.json
+# ----------------------------------------------------------------------------------------------
+ALIGN_FIXTURES = {"marian-postnorm-swish-tiedall": 1, "marian-align-layer1": 0}   # -> layer index
+
+
+class AlignmentFixtures(unittest.TestCase):
+    cache = {}
+
+    def setUp(self):
+        for name in ALIGN_FIXTURES:
+            if not os.path.isdir(os.path.join(MODELS, name)):
+                self.skipTest("fixtures not generated")
+
+    def model(self, name):
+        if name not in self.cache:
+            self.cache[name] = ref.load_model(os.path.join(MODELS, name))
+        return self.cache[name]
+
+    def sources(self):
+        z = np.load(os.path.join(GOLDEN, "marian-postnorm-swish-tiedall.npz"))
+        return ([[int(x) for x in z["src_ids"][b, :z["src_lengths"][b]]] for b in range(len(z["src_lengths"]))],
+                [[int(x) for x in z["tgt_ids"][b, :z["tgt_lengths"][b]]] for b in range(len(z["tgt_lengths"]))])
+
+    def test_alignment_layer(self):
+        for name, layer in ALIGN_FIXTURES.items():
+            self.assertEqual(ref.alignment_layer(self.model(name)), layer)
+        m = self.model("marian-postnorm-swish-tiedall")
+        cfg = m.cfg
+        try:
+            for v, want in (("last", 1), ("2", 1), (1, 0), (None, 1), ("0", None), ("3", None), ("x", None)):
+                m.cfg = dict(cfg, **{"transformer-guided-alignment-layer": v})
+                if want is None:
+                    with self.assertRaises(ValueError):
+                        ref.alignment_layer(m)
+                else:
+                    self.assertEqual(ref.alignment_layer(m), want, v)
+        finally:
+            m.cfg = cfg
+
+    def test_align_fixture_is_a_copy(self):
+        a, b = (self.model(n) for n in ALIGN_FIXTURES)
+        self.assertEqual(sorted(a.w), sorted(b.w))
+        for k in a.w:
+            self.assertTrue(np.array_equal(a.w[k], b.w[k]), k)
+        self.assertEqual({k: v for k, v in a.cfg.items() if k != "transformer-guided-alignment-layer"},
+                         {k: v for k, v in b.cfg.items() if k != "transformer-guided-alignment-layer"})
+        self.assertEqual((a.cfg["transformer-guided-alignment-layer"],
+                          str(b.cfg["transformer-guided-alignment-layer"])), ("last", "1"))
+
+    def test_reference_unchanged_and_consistent(self):
+        m = self.model("marian-postnorm-swish-tiedall")
+        srcs, tgts = self.sources()
+        src_ids, src_len = ref.pad_batch(srcs)
+        tgt_ids, _ = ref.pad_batch(tgts)
+        enc = ref.encoder(m, src_ids, src_len)
+        plain = ref.decoder_forward_all(m, enc, src_len, tgt_ids)
+        for layer in (0, 1):
+            for head in (0, 3):
+                logits, probs = ref.decoder_forward_all(m, enc, src_len, tgt_ids, alignment=(layer, head))
+                self.assertTrue(np.array_equal(logits, plain))
+                self.assertEqual(probs.shape, tgt_ids.shape + (src_ids.shape[1],))
+                for b, n in enumerate(src_len):
+                    self.assertLess(float(np.abs(probs[b, :, :n].sum(-1) - 1).max()), 1e-5)
+                    self.assertLess(float(probs[b, :, n:].max(initial=0)), 1e-30)   # padding
+        # step-wise rows: same logits as without, rows = teacher-forced rows of the same prefix
+        s, t = srcs[1], tgts[1]
+        sc_plain, sc = ms.ModelScorer(m, s), ms.ModelScorer(m, s, alignment=True)
+        forced = ms.score_pairs(m, s, t, alignment=True)
+        self.assertEqual(forced["score"], ms.score_pairs(m, s, t)["score"])
+        self.assertEqual(len(forced["alignment"]), len(t))
+        for i in range(len(t)):
+            self.assertTrue(np.array_equal(sc(t[:i]), sc_plain(t[:i])))
+            row = sc.alignment(t[:i])
+            self.assertEqual(row.shape, (len(s),))
+            self.assertLess(float(np.abs(row - forced["alignment"][i]).max()), 1e-6)
+        # the layer matters
+        other = ms.score_pairs(m, s, t, alignment=(0, 0))["alignment"]
+        self.assertGreater(float(np.abs(np.stack(other) - np.stack(forced["alignment"])).max()), 1e-3)
+
+    def test_rows_follow_back_pointers(self):
+        m = self.model("marian-align-layer1")
+        srcs, _ = self.sources()
+        s = srcs[0]
+        sc = ms.ModelScorer(m, s, alignment=True)
+        for beam, prefix in ((1, None), (4, None), (4, [7, 9])):
+            hyps = ms.beam_search(m, s, beam, normalize=1.0, scorer=sc, alignment=True, prefix_ids=prefix)
+            plain = ms.beam_search(m, s, beam, normalize=1.0, prefix_ids=prefix)
+            self.assertEqual([h["ids"] for h in hyps], [h["ids"] for h in plain])
+            for h in hyps:
+                self.assertEqual(len(h["alignment"]), len(h["ids"]))
+                for i, row in enumerate(h["alignment"]):
+                    self.assertTrue(np.array_equal(row, sc.alignment(h["ids"][:i])))
+        with self.assertRaises(NotImplementedError):
+            ms.ModelScorer(ms.FAMILIES["ct2"].load_model(os.path.join(MODELS, "ct2-onmt-relpos")),
+                           [5, 6], alignment=True)
+
+    def test_alignment_goldens_reproduce(self):
+        import make_alignment_goldens as ag
+        for name, layer in ALIGN_FIXTURES.items():
+            path = os.path.join(GOLDEN, name + ".alignment.json")
+            if not os.path.exists(path):
+                self.skipTest("alignment goldens not generated")
+            with open(path) as fh:
+                g = json.load(fh)
+            m = self.model(name)
+            self.assertEqual((g["layer_index"], g["head"], g["threshold"]), (layer, 0, 0.2))
+            self.assertEqual(g["alignment_layer"], str(m.cfg["transformer-guided-alignment-layer"]))
+            for x in g["sentences"]:
+                self.assertEqual(ref.encode_text(m, x["text"]), x["src_ids"])
+            srcs = [x["src_ids"] for x in g["sentences"]]
+            scs = [ms.ModelScorer(m, s, alignment=True) for s in srcs]
+            self.assertEqual([(r["beam_size"], r["normalize"]) for r in g["runs"]], ag.RUNS)
+            ends = 0
+            for r in g["runs"]:
+                self.assertGreaterEqual(r["min_argmax_margin"], 1e-4)
+                self.assertGreaterEqual(r["min_threshold_distance"], 1e-4)
+                for s, sc, res in zip(srcs, scs, r["results"]):
+                    hyps = ms.beam_search(m, s, r["beam_size"], normalize=r["normalize"], scorer=sc,
+                                          alignment=True)
+                    self.assertEqual([h["ids"] for h in res], [h["ids"] for h in hyps])
+                    for k, (a, h) in enumerate(zip(res, hyps)):
+                        ends += h["ids"][-1] == m.eos_id
+                        self.assertEqual(a["score"], float(h["score"]))
+                        self.check_alignment(a, h["alignment"], soft_text=(k == 0))
+            self.assertGreater(ends, 0)
+            kinds = set()
+            for x in g["scores"]:
+                kinds.add(x["tgt_kind"])
+                s = srcs[x["sentence"]]
+                if x["tgt_kind"] == "corpus":
+                    self.assertEqual(ref.encode_text(m, x["tgt_text"], "target"), x["tgt_ids"])
+                else:
+                    best = g["runs"][0]["results"][x["sentence"]][0]
+                    self.assertEqual(x["tgt_ids"], best["ids"])
+                    self.assertLess(x["max_abs_diff_to_search"], 1e-6)
+                r = ms.score_pairs(m, s, x["tgt_ids"], alignment=True)
+                self.assertEqual(x["score"], float(r["score"]))
+                self.check_alignment(x, r["alignment"])
+                self.assertGreaterEqual(min(x["argmax_margins"]), 1e-4)
+            self.assertEqual(kinds, {"corpus", "beam1"})
+
+    def check_alignment(self, a, rows, soft_text=True):
+        self.assertEqual(a["soft"], [[float(v) for v in r] for r in rows])
+        hard = ms.hard_alignment(rows)
+        self.assertEqual([tuple(p) for p in a["hard"]], hard)
+        self.assertEqual(len(hard), len(rows))
+        self.assertEqual(a["hard_text"], ms.alignment_text(rows, "hard"))
+        self.assertEqual(a["hard_text"], ms.alignment_text(rows, "1"))
+        self.assertEqual([tuple(p) for p in a["thresholded"]], ms.hard_alignment(rows, 0.2))
+        self.assertEqual(a["thresholded_text"], ms.alignment_text(rows, "0.2"))
+        if soft_text:
+            self.assertEqual(a["soft_text"], ms.alignment_text(rows, "soft"))
+        else:
+            self.assertNotIn("soft_text", a)
+        self.assertEqual(a["argmax_margins"], ms.argmax_margins(rows))
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
