@@ -22,6 +22,7 @@
 #include "interrupt.h"
 #include "io.h"
 #include "options.h"
+#include "prefix_file.h"
 #include "s2s/core/log.h"
 #include "s2s/core/strings.h"
 #include "s2s/core/threads.h"
@@ -43,6 +44,7 @@ struct TranslateArgs {
   OptionFlags flags;
   bool max_length_crop = false;
   std::string maxi_batch_sort = "src";
+  std::string prefix_file;
 };
 
 // The model's >>xxx<< language labels, space-separated ("" when it is not multilingual).
@@ -158,6 +160,9 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   apply_flags(args.flags, early);
   if (args.max_length_crop) early.translate.long_lines = pipeline::LongLines::truncate;
   if (early.quiet) log::set_level(log::Level::quiet);
+  if (!args.prefix_file.empty() && early.translate.target_prefix)
+    throw UsageError("--prefix reads prefixes from the input (source<TAB>prefix) and "
+                     "--prefix-file from a file of their own: give one of them");
   set_num_threads(static_cast<int>(early.threads));
   const pipeline::ParallelOptions parallel = pipeline::parallel_options(early);
   const File input(args.input, false);
@@ -170,6 +175,7 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   if (!config.empty()) pipeline::read_yaml_options(config, pipeline::YamlSource::config, settings);
   apply_flags(args.flags, settings);
   if (args.max_length_crop) settings.translate.long_lines = pipeline::LongLines::truncate;
+  if (!args.prefix_file.empty()) settings.translate.target_prefix = true;
   // marian-decoder prints its n-best lines for --n-best: one text line could only drop the beam.
   if (settings.translate.search.n_best && settings.format == pipeline::OutputFormat::text)
     settings.format = pipeline::OutputFormat::nbest;
@@ -188,6 +194,8 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   LabelWarnings labels(*model);
   const std::atomic<bool>& stop = stop_gracefully();
   pipeline::LineReader reader(input.fd(), &stop);
+  std::unique_ptr<PrefixFile> prefixes;
+  if (!args.prefix_file.empty()) prefixes = std::make_unique<PrefixFile>(args.prefix_file, &stop);
   InOrderWriter writer(output.fd(), progress,
                        [&](std::size_t line, const pipeline::InputNotes& notes) {
                          return input_warnings(line, notes, translator.limit(), labels);
@@ -200,6 +208,7 @@ void run_translate(const TranslateArgs& args, const Context& context) {
       static_cast<std::size_t>(std::min(settings.translate.batch_size, settings.maxi_batch));
   while (reader.next_window(lines, window)) {
     if (window_start == 0) text::strip_bom(lines.front());  // a byte order mark starts the input, not a line
+    if (prefixes) prefixes->attach(lines, window_start + 1);
     writer.start_window(lines.size());
     pipeline::translate_in_parallel(
         translator, lines, parallel,
@@ -220,6 +229,7 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   }
   progress.update(writer.written(), true);
   if (stopped_by_signal()) throw Interrupted(writer.written());
+  if (prefixes && !stop.load()) prefixes->check_end(window_start);
 }
 
 }  // namespace
@@ -243,6 +253,10 @@ void set_translate_command(CLI::App& app, const Context& context) {
                   "length; 'none' gives the same translations (a line's result never depends on "
                   "its batch)")
       ->check(CLI::IsMember({"src", "none"}));
+  cmd->add_option("--prefix-file", args->prefix_file,
+                  "Target prefixes, one per input line (empty = none): each translation starts "
+                  "with its line's prefix (as --prefix, from a file of their own)")
+      ->type_name("FILE");
   cmd->footer(
       "Where options come from, lowest first: the defaults shown; the model's decoder.yml\n"
       "(beam-size, normalize, word-penalty, max-length-factor, allow-unk, n-best);\n"

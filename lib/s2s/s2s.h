@@ -55,6 +55,8 @@ class Engine {
 
   // One translation per line, in order; a blank line gives "". Lines longer than "max-length"
   // tokens are split, truncated or refused as "long-lines" says.
+  // With the setting {"prefix", "true"} each line is "source\tprefix" and its translation
+  // starts with the prefix (as `s2s translate --prefix`).
   std::vector<std::string> translate(const std::vector<std::string>& lines) const;
 
   // The n-best list of every line, best first: one candidate unless "n-best" is on (then the

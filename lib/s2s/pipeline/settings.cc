@@ -113,6 +113,9 @@ const OptionSpec<Settings> kRows[] = {
     {"seed", "", nullptr, false, Bound::non_negative, nullptr, S2S_FIELD(translate.search.seed),
      "Sampling: with each line's own text, decides its samples (the same seed and line give the "
      "same samples, whatever the batch, threads or workers)"},
+    {"prefix", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(translate.target_prefix),
+     "Each input line is source<TAB>prefix: the translation starts with the prefix and goes on "
+     "from there (CTranslate2's target_prefix: the prefix tokens score 0); see --prefix-file"},
     {"target-lang", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(target_lang),
      "Multilingual models: target language code (e.g. deu), put before every line as >>deu<<"},
     S2S_SPM_ROWS,

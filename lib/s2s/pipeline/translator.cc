@@ -95,7 +95,23 @@ namespace {
 struct Units {
   std::vector<std::vector<std::int32_t>> ids;
   std::vector<std::size_t> line;  // the input line of each unit
+  search::Prefixes prefix;        // the target prefix of each unit (empty: none)
 };
+
+// The target prefix after the line's first tab (TranslateOptions::target_prefix), as target
+// ids without </s>; `line` keeps the source before the tab.
+std::vector<std::int32_t> take_prefix(std::string_view& line, const text::TextCodec& codec,
+                                      std::int32_t eos, InputNotes& note) {
+  const std::size_t tab = line.find('\t');
+  if (tab == std::string_view::npos) return {};
+  std::string cleaned;
+  note.invalid_utf8 += text::clean_text(line.substr(tab + 1), cleaned).invalid_utf8;
+  line = line.substr(0, tab);
+  if (is_blank(cleaned)) return {};
+  std::vector<std::int32_t> ids = codec.encode_target(cleaned);
+  if (!ids.empty() && ids.back() == eos) ids.pop_back();
+  return ids;
+}
 
 // The label notes of one cleaned line: a >>xxx<< label the model does not know, or no label
 // on a multilingual model (a given --target-lang label makes both moot).
@@ -146,6 +162,7 @@ std::size_t add_pieces(const std::string& cleaned, std::size_t line, const text:
     crop(piece_ids, limit, source_eos);  // only when one character alone is over the limit
     units.ids.push_back(std::move(piece_ids));
     units.line.push_back(line);
+    units.prefix.emplace_back();
   }
   return pieces.size();
 }
@@ -154,16 +171,20 @@ std::size_t add_pieces(const std::string& cleaned, std::size_t line, const text:
 // options.long_lines says, and fills `notes` (one per line).
 Units make_units(const std::vector<std::string>& lines, std::size_t first_line_number,
                  const text::TextCodec& codec, const TranslateOptions& options,
-                 const TokenLimit& token_limit, std::int32_t source_eos, bool multilingual,
-                 std::vector<InputNotes>& notes) {
+                 const TokenLimit& token_limit, std::int32_t source_eos,
+                 std::int32_t target_eos, bool multilingual, std::vector<InputNotes>& notes) {
   const std::size_t limit = token_limit.tokens;
   notes.assign(lines.size(), InputNotes{});
   Units units;
   std::string cleaned;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     InputNotes& note = notes[i];
-    note.invalid_utf8 = text::clean_text(lines[i], cleaned).invalid_utf8;
+    std::string_view source = lines[i];
+    std::vector<std::int32_t> prefix;
+    if (options.target_prefix) prefix = take_prefix(source, codec, target_eos, note);
+    note.invalid_utf8 += text::clean_text(source, cleaned).invalid_utf8;
     if (is_blank(cleaned)) continue;
+    const std::size_t first_unit = units.ids.size();
     note_labels(cleaned, codec, options, multilingual, note);
     const std::string& label = options.target_label;
     const std::string full = label.empty() ? cleaned : label + " " + cleaned;
@@ -172,6 +193,7 @@ Units make_units(const std::vector<std::string>& lines, std::size_t first_line_n
     if (chunked.tokens <= limit) {
       units.ids.push_back(std::move(line_ids));
       units.line.push_back(i);
+      units.prefix.push_back(std::move(prefix));
       continue;
     }
     note.source_tokens = chunked.tokens;
@@ -184,11 +206,13 @@ Units make_units(const std::vector<std::string>& lines, std::size_t first_line_n
         crop(line_ids, limit, source_eos);
         units.ids.push_back(std::move(line_ids));
         units.line.push_back(i);
+        units.prefix.push_back(std::move(prefix));
         note.long_line = InputNotes::LongLine::truncated;
         continue;
       case LongLines::split:
         note.long_line = InputNotes::LongLine::split;
         note.pieces = add_pieces(cleaned, i, codec, options, limit, source_eos, units);
+        units.prefix[first_unit] = std::move(prefix);  // the translation starts with it
         continue;
     }
   }
@@ -249,7 +273,8 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
                                 const std::atomic<bool>* stop) const {
   std::vector<InputNotes> notes;
   Units units = make_units(lines, first_line_number, model_->codec(), options_, limit_,
-                           model_->config().source_eos_id, multilingual_, notes);
+                           model_->config().source_eos_id, model_->config().eos_id, multilingual_,
+                           notes);
   const auto stopped = [stop] { return stop != nullptr && stop->load(std::memory_order_relaxed); };
 
   // Each line's first unit and how many of its units are still to translate.
@@ -292,15 +317,19 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
     std::vector<char> guard_loops;
     for (std::size_t k = 0; k < count; ++k)
       guard_loops.push_back(notes[units.line[members[k]]].long_line == InputNotes::LongLine::split);
+    search::Prefixes prefixes;
+    if (options_.target_prefix)
+      for (std::size_t k = 0; k < count; ++k) prefixes.push_back(units.prefix[members[k]]);
     std::vector<std::vector<search::Hypothesis>> batch_found;
     if (options_.search.sampling.kind == search::Sampling::Kind::off) {
-      batch_found = search::beam_search(*model_, encoded, options_.search, stop, &guard_loops);
+      batch_found =
+          search::beam_search(*model_, encoded, options_.search, stop, &guard_loops, &prefixes);
     } else {  // each sentence's samples depend on the seed and its own source only
       std::vector<std::uint64_t> seeds;
       for (std::size_t k = 0; k < count; ++k)
         seeds.push_back(search::sentence_seed(static_cast<std::uint64_t>(options_.search.seed),
                                               units.ids[members[k]]));
-      batch_found = search::sample_search(*model_, encoded, options_.search, seeds, stop);
+      batch_found = search::sample_search(*model_, encoded, options_.search, seeds, stop, &prefixes);
     }
     if (batch_found.size() != count) return;  // stopped during the search
     for (std::size_t k = 0; k < count; ++k) finish_unit(members[k], std::move(batch_found[k]));

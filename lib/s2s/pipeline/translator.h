@@ -43,6 +43,10 @@ struct TranslateOptions {
   // Multilingual models: a >>xxx<< token put before every line (and every piece of a split
   // line). Without it, a line's own leading label is repeated before each of its pieces.
   std::string target_label;
+  // Each line is "source<TAB>target prefix": the translation starts with the prefix (tokenized
+  // with the target SentencePiece, search/prefix.h for the rules) and the search continues from
+  // there. A line without a tab has no prefix; a split line's first piece gets it.
+  bool target_prefix = false;
 };
 
 // What was done to one input line before translation, for the caller's warnings.

@@ -7,6 +7,7 @@
 #include "s2s/ops/softmax.h"
 #include "s2s/ops/topk.h"
 #include "s2s/search/forbidden_ids.h"
+#include "s2s/search/prefix.h"
 #include "s2s/search/repetition.h"
 #include "s2s/search/scoring_rules.h"
 
@@ -30,31 +31,52 @@ struct SentenceBeam {
   dim_t width;  // B_cur: shrinks by one for every hypothesis that finishes with </s>
   dim_t limit;  // maximum target length in tokens
   bool guard_loops = false;
+  const std::vector<std::int32_t>* prefix = nullptr;  // forced start (search/prefix.h), or none
   std::vector<Hypothesis> finished;
+
+  std::size_t prefix_length() const { return prefix == nullptr ? 0 : prefix->size(); }
 };
 
-// For each live row r, the best k of  log_probs[r, v] + score of r  (Marian accumulates in
-// float32 in this order), forbidden ids scored as the lowest float: what a top-k of the whole
-// score matrix gives, in one pass over log_probs, without writing that matrix.
-void best_extensions(const std::vector<Live>& live, const SearchOptions& options,
-                     const ForbiddenIds& forbidden, const Tensor& log_probs, dim_t k,
-                     Tensor& values, Tensor& indices) {
+// The best k of  lp[v] + score  (Marian accumulates in float32 in this order) into values/ids,
+// the ids in `excluded` (sorted, ended by the vocabulary size) scored as the lowest float.
+void best_of_row(const float* lp, dim_t vocab, float score,
+                 const std::vector<std::int32_t>& excluded, dim_t k, float* values,
+                 std::int32_t* ids) {
+  const float lowest = std::numeric_limits<float>::lowest();
+  ops::TopKList top(values, ids, k);
+  std::int32_t v = 0;
+  // Runs of allowed ids between excluded ones.
+  for (std::int32_t stop : excluded) {
+    for (; v < std::min<std::int32_t>(stop, vocab); ++v) top.offer(lp[v] + score, v);
+    if (v < vocab && v == stop) top.offer(lowest, v++);
+  }
+}
+
+// For each live row r, the best k of  log_probs[r, v] + score of r: what a top-k of the whole
+// score matrix gives, in one pass over log_probs, without writing that matrix. Rows on a forced
+// step (search/prefix.h) are skipped; at the first step after a prefix, </s> stays a candidate
+// only if it is the best one.
+void best_extensions(const std::vector<Live>& live, const std::vector<SentenceBeam>& beams,
+                     const SearchOptions& options, const ForbiddenIds& forbidden,
+                     const Tensor& log_probs, dim_t k, std::int32_t eos, Tensor& values,
+                     Tensor& indices) {
   const dim_t rows = static_cast<dim_t>(live.size()), vocab = log_probs.dim(1);
   values.resize({rows, k});
   indices.resize({rows, k}, DataType::i32);
-  const float lowest = std::numeric_limits<float>::lowest();
 #pragma omp parallel for schedule(static) if (rows > 1)
   for (dim_t r = 0; r < rows; ++r) {
     const Hypothesis& h = live[r].hypothesis;
+    const std::size_t forced = beams[live[r].sentence].prefix_length();
+    if (h.ids.size() < forced) continue;
     const bool too_short = static_cast<dim_t>(h.ids.size()) < options.min_length;
     const float* lp = log_probs.data<float>() + r * vocab;
-    ops::TopKList top(values.data<float>() + r * k, indices.data<std::int32_t>() + r * k, k);
-    std::int32_t v = 0;
-    // Runs of allowed ids between forbidden ones.
-    for (std::int32_t stop : too_short ? forbidden.too_short : forbidden.always) {
-      for (; v < std::min<std::int32_t>(stop, vocab); ++v) top.offer(lp[v] + h.score, v);
-      if (v < vocab && v == stop) top.offer(lowest, v++);
-    }
+    float* row_values = values.data<float>() + r * k;
+    std::int32_t* row_ids = indices.data<std::int32_t>() + r * k;
+    best_of_row(lp, vocab, h.score, too_short ? forbidden.too_short : forbidden.always, k,
+                row_values, row_ids);
+    if (forced > 0 && h.ids.size() == forced && row_ids[0] != eos &&
+        std::find(row_ids, row_ids + k, eos) != row_ids + k)
+      best_of_row(lp, vocab, h.score, forbidden.too_short, k, row_values, row_ids);
   }
 }
 
@@ -112,7 +134,8 @@ std::vector<std::vector<Hypothesis>> beam_search(const model::Model& model,
                                                  const model::EncoderOutput& encoded,
                                                  const SearchOptions& options,
                                                  const std::atomic<bool>* stop,
-                                                 const std::vector<char>* guard_loops) {
+                                                 const std::vector<char>* guard_loops,
+                                                 const Prefixes* prefixes) {
   if (options.beam_size < 1) throw UsageError("beam size must be at least 1");
   const dim_t batch = static_cast<dim_t>(encoded.lengths.size());
   std::vector<SentenceBeam> beams(batch);
@@ -122,6 +145,7 @@ std::vector<std::vector<Hypothesis>> beam_search(const model::Model& model,
     beams[b].width = options.beam_size;
     beams[b].limit = max_target_length(encoded.lengths[b], options);
     beams[b].guard_loops = guard_loops != nullptr && (*guard_loops)[b] != 0;
+    beams[b].prefix = prefix_of(prefixes, static_cast<std::size_t>(b));
     longest = std::max(longest, beams[b].limit);
     live.push_back({static_cast<std::int32_t>(b), Hypothesis{}});  // the start state
   }
@@ -149,8 +173,8 @@ std::vector<std::vector<Hypothesis>> beam_search(const model::Model& model,
     ops::log_softmax(log_probs, log_probs);
     dim_t k = 1;
     for (const SentenceBeam& beam : beams) k = std::max(k, beam.width);
-    best_extensions(live, options, forbidden, log_probs, std::min(k, log_probs.dim(1)),
-                    top_values, top_indices);
+    best_extensions(live, beams, options, forbidden, log_probs, std::min(k, log_probs.dim(1)),
+                    eos, top_values, top_indices);
 
     std::vector<Live> next;
     std::vector<std::int32_t> rows;  // parent state row of each next live hypothesis
@@ -160,18 +184,26 @@ std::vector<std::vector<Hypothesis>> beam_search(const model::Model& model,
       const std::int32_t sentence = live[first].sentence;
       while (last < live.size() && live[last].sentence == sentence) ++last;
       SentenceBeam& beam = beams[sentence];
-      const std::vector<Candidate> chosen = select(top_values, top_indices, first, last, beam.width);
+      // On a forced step the sentence has one live hypothesis and takes the prefix's token,
+      // scored 0 (search/prefix.h).
+      const std::int32_t forced_id =
+          forced_token(beam.prefix, live[first].hypothesis.ids.size());
+      const bool forced = forced_id >= 0;
+      const std::vector<Candidate> chosen =
+          forced ? std::vector<Candidate>{{0.0f, static_cast<std::int32_t>(first), forced_id}}
+                 : select(top_values, top_indices, first, last, beam.width);
       for (const Candidate& c : chosen) {
         Hypothesis h = live[c.row].hypothesis;
         h.ids.push_back(c.token);
-        h.token_scores.push_back(log_probs.data<float>()[c.row * log_probs.dim(1) + c.token]);
+        h.token_scores.push_back(
+            forced ? 0.0f : log_probs.data<float>()[c.row * log_probs.dim(1) + c.token]);
         h.score = c.score;
-        if (c.token == eos) {
+        if (c.token == eos && !forced) {
           finish(beam, std::move(h), options);
           --beam.width;
         } else if (static_cast<dim_t>(h.ids.size()) >= beam.limit) {
           finish(beam, std::move(h), options);  // cut at the length limit, without </s>
-        } else if (beam.guard_loops && caught_in_loop(h.ids)) {
+        } else if (beam.guard_loops && !forced && caught_in_loop(h.ids)) {
           h.cut_in_loop = true;  // finished as if with </s>: the beam shrinks, no refill
           finish(beam, std::move(h), options);
           --beam.width;

@@ -23,6 +23,7 @@
 #include "s2s/model/model.h"
 #include "s2s/search/hypothesis.h"
 #include "s2s/search/options.h"
+#include "s2s/search/prefix.h"
 
 namespace s2s::search {
 
@@ -36,10 +37,12 @@ bool caught_in_loop(const std::vector<std::int32_t>& ids);
 // else only the best). `stop`, when given, is checked before every decoder step: once it is
 // true the search is abandoned and the result is empty (no row's result is kept).
 // `guard_loops`, when given, has one flag per row: nonzero rows get the loop guard.
+// `prefixes`, when given, has one target prefix per row (search/prefix.h; empty = none).
 std::vector<std::vector<Hypothesis>> beam_search(const model::Model& model,
                                                  const model::EncoderOutput& encoded,
                                                  const SearchOptions& options,
                                                  const std::atomic<bool>* stop = nullptr,
-                                                 const std::vector<char>* guard_loops = nullptr);
+                                                 const std::vector<char>* guard_loops = nullptr,
+                                                 const Prefixes* prefixes = nullptr);
 
 }  // namespace s2s::search

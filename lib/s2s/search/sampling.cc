@@ -10,6 +10,7 @@
 #include "s2s/core/threads.h"
 #include "s2s/ops/softmax.h"
 #include "s2s/search/forbidden_ids.h"
+#include "s2s/search/prefix.h"
 #include "s2s/search/repetition.h"
 #include "s2s/search/scoring_rules.h"
 
@@ -107,7 +108,8 @@ std::vector<std::vector<Hypothesis>> sample_search(const model::Model& model,
                                                    const model::EncoderOutput& encoded,
                                                    const SearchOptions& options,
                                                    const std::vector<std::uint64_t>& seeds,
-                                                   const std::atomic<bool>* stop) {
+                                                   const std::atomic<bool>* stop,
+                                                   const Prefixes* prefixes) {
   if (!(options.temperature > 0.0f)) throw UsageError("temperature must be more than 0");
   const dim_t batch = static_cast<dim_t>(encoded.lengths.size());
   S2S_CHECK(static_cast<dim_t>(seeds.size()) == batch, "one seed per sentence");
@@ -161,9 +163,18 @@ std::vector<std::vector<Hypothesis>> sample_search(const model::Model& model,
     std::vector<std::int32_t> drawn(live.size());
     const std::int64_t count = static_cast<std::int64_t>(live.size());
     const float* all_rows = log_probs.data<float>();
+    // A forced step (search/prefix.h) takes the prefix's token and draws nothing.
+    std::vector<char> forced(live.size());
+    for (std::size_t i = 0; i < live.size(); ++i) {
+      const std::int32_t id = forced_token(prefix_of(prefixes, live[i].sentence),
+                                           live[i].hypothesis.ids.size());
+      forced[i] = id >= 0;
+      drawn[i] = id;
+    }
 #pragma omp parallel for schedule(static) if (count > 1)
     for (std::int64_t i = 0; i < count; ++i)
-      drawn[i] = draw_token(all_rows + row[i] * vocab, vocab, options, uniform(live[i].rng));
+      if (!forced[i])
+        drawn[i] = draw_token(all_rows + row[i] * vocab, vocab, options, uniform(live[i].rng));
 
     std::vector<Sample> next;
     std::vector<std::int32_t> rows;
@@ -172,11 +183,13 @@ std::vector<std::vector<Hypothesis>> sample_search(const model::Model& model,
       Sample& sample = live[i];
       const float* lp = log_probs.data<float>() + row[i] * vocab;
       const std::int32_t token = drawn[i];
+      const float token_score = forced[i] ? 0.0f : lp[token];
       Hypothesis& h = sample.hypothesis;
       h.ids.push_back(token);
-      h.token_scores.push_back(lp[token]);
-      h.score += lp[token];
-      if (token == eos || static_cast<dim_t>(h.ids.size()) >= limit[sample.sentence]) {
+      h.token_scores.push_back(token_score);
+      h.score += token_score;
+      if ((token == eos && !forced[i]) ||
+          static_cast<dim_t>(h.ids.size()) >= limit[sample.sentence]) {
         h.normalized_score = normalized_score(h.score, h.ids.size(), options);
         results[sample.sentence].push_back(std::move(h));
       } else {

@@ -12,7 +12,8 @@
 // Deterministic per sentence: sample j of a sentence depends only on seeds[b] and j (the
 // Translator derives seeds[b] from --seed and the sentence's source ids), never on the batch,
 // its neighbours, threads or workers. With options.n_best, options.beam_size independent samples
-// per sentence, best first by normalized score; else one.
+// per sentence, best first by normalized score; else one. `prefixes`: as beam_search's (a
+// forced step draws nothing, so a sample's draws after the prefix use its stream from the start).
 #pragma once
 
 #include <atomic>
@@ -22,6 +23,7 @@
 #include "s2s/model/model.h"
 #include "s2s/search/hypothesis.h"
 #include "s2s/search/options.h"
+#include "s2s/search/prefix.h"
 
 namespace s2s::search {
 
@@ -29,7 +31,8 @@ std::vector<std::vector<Hypothesis>> sample_search(const model::Model& model,
                                                    const model::EncoderOutput& encoded,
                                                    const SearchOptions& options,
                                                    const std::vector<std::uint64_t>& seeds,
-                                                   const std::atomic<bool>* stop = nullptr);
+                                                   const std::atomic<bool>* stop = nullptr,
+                                                   const Prefixes* prefixes = nullptr);
 
 // The seed of one sentence: `seed` mixed with its source ids (splitmix64 over them).
 std::uint64_t sentence_seed(std::uint64_t seed, const std::vector<std::int32_t>& source_ids);
