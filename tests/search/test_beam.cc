@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "s2s/batch/batch.h"
-#include "fixtures.h"
+#include "golden_search.h"
 #include "s2s/search/beam.h"
 
 namespace s2s {
@@ -32,12 +32,8 @@ TEST_CASE("beam search matches the reference n-best lists", "[search][parity]") 
   for (const test::FixtureModel& fixture : test::all_fixtures()) {
     const std::string name = fixture.name;
     SECTION(name) {
-      const auto model = test::load_fixture(fixture);
-      const nlohmann::json golden = load_golden(name);
-      std::vector<std::vector<std::int32_t>> sources;
-      for (const auto& s : golden["sentences"]) sources.push_back(s["src_ids"].get<std::vector<std::int32_t>>());
-      const batch::Batch batch = batch::make_batch(sources, model->config().source_eos_id);
-      const model::EncoderOutput encoded = model->encoder().forward(batch.ids, batch.lengths);
+      const test::GoldenSearch g = test::load_golden_search(fixture, "search");
+      const auto& [model, golden, sources, encoded] = g;
 
       for (const auto& run : golden["runs"]) {
         search::SearchOptions options;

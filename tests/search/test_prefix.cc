@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli_runner.h"
-#include "fixtures.h"
+#include "golden_search.h"
 #include "s2s/batch/batch.h"
 #include "s2s/s2s.h"
 #include "s2s/search/beam.h"
@@ -32,18 +32,10 @@ void check_hypothesis(const search::Hypothesis& found, const nlohmann::json& exp
 TEST_CASE("beam search and greedy with a target prefix match the reference", "[search][parity]") {
   for (const char* name : {"marian-postnorm-swish-tiedall", "ct2-onmt-relpos"}) {
     SECTION(name) {
-      const test::FixtureModel& fixture = test::fixture_named(name);
-      const auto model = test::load_fixture(fixture);
-      std::ifstream in(test::data_path(std::string("golden/") + name + ".prefix.json"));
-      REQUIRE(in);
-      const nlohmann::json golden = nlohmann::json::parse(in);
-      std::vector<std::vector<std::int32_t>> sources;
-      for (const auto& s : golden["sentences"])
-        sources.push_back(s["src_ids"].get<std::vector<std::int32_t>>());
       // All sentences in one batch, only the run's sentence with a prefix: the others must not
       // change it (and it must not change them: each sentence alone is the reference's search).
-      const batch::Batch batch = batch::make_batch(sources, model->config().source_eos_id);
-      const model::EncoderOutput encoded = model->encoder().forward(batch.ids, batch.lengths);
+      const test::GoldenSearch g = test::load_golden_search(test::fixture_named(name), "prefix");
+      const auto& [model, golden, sources, encoded] = g;
       std::size_t eos_rule_runs = 0;
       for (const auto& run : golden["runs"]) {
         search::SearchOptions options;

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli_runner.h"
-#include "fixtures.h"
+#include "golden_search.h"
 #include "s2s/batch/batch.h"
 #include "s2s/s2s.h"
 #include "s2s/search/beam.h"
@@ -59,15 +59,8 @@ TEST_CASE("beam search with repetition rules matches the reference", "[search][p
   for (const char* name : {"marian-postnorm-swish-tiedall", "ct2-onmt-relpos"}) {
     SECTION(name) {
       const test::FixtureModel& fixture = test::fixture_named(name);
-      const auto model = test::load_fixture(fixture);
-      std::ifstream in(test::data_path(std::string("golden/") + name + ".repetition.json"));
-      REQUIRE(in);
-      const nlohmann::json golden = nlohmann::json::parse(in);
-      std::vector<std::vector<std::int32_t>> sources;
-      for (const auto& s : golden["sentences"])
-        sources.push_back(s["src_ids"].get<std::vector<std::int32_t>>());
-      const batch::Batch batch = batch::make_batch(sources, model->config().source_eos_id);
-      const model::EncoderOutput encoded = model->encoder().forward(batch.ids, batch.lengths);
+      const test::GoldenSearch g = test::load_golden_search(fixture, "repetition");
+      const auto& [model, golden, sources, encoded] = g;
       for (const auto& run : golden["runs"]) {
         search::SearchOptions options;
         options.beam_size = run["beam_size"].get<dim_t>();
