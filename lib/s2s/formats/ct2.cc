@@ -116,6 +116,19 @@ model::ModelConfig ct2_config(const Ct2ModelFile& f, const nlohmann::json& cfg) 
   const Shape ffn = f.shape("encoder/layer_0/ffn/linear_0/weight");  // [F, D]
   c.encoder_ffn_dim = ffn[0];
   c.d_model = ffn[1];
+  // CTranslate2's alignment attention (return_alignment): layer -1 = the last, and the mean of
+  // the first alignment_heads heads (0 = all); s2s gives one head, as Marian does.
+  const std::int64_t align_layer = f.read_int("decoder/alignment_layer").value_or(-1);
+  const std::int64_t align_heads = f.read_int("decoder/alignment_heads").value_or(1);
+  const std::int64_t layer_index = align_layer < 0 ? c.decoder_layers + align_layer : align_layer;
+  if (align_heads != 1)
+    c.alignment_note = "its alignment_heads is " + std::to_string(align_heads) +
+                       " (CTranslate2 averages that many heads); s2s aligns with one head";
+  else if (layer_index < 0 || layer_index >= c.decoder_layers)
+    c.alignment_note = "its alignment_layer " + std::to_string(align_layer) +
+                       " names no decoder layer";
+  else
+    c.alignment_layer = layer_index;
   if (c.decoder_layers > 0) c.decoder_ffn_dim = f.shape("decoder/layer_0/ffn/linear_0/weight")[0];
   c.activation = activation(require_int(f, "encoder/activation", 0), path);
   c.pre_norm = f.read_bool("encoder/pre_norm").value_or(true);

@@ -37,6 +37,9 @@ model::ModelConfig hf_config(const json& c, const fs::path& path,
                              std::vector<std::string>& problems) {
   model::ModelConfig m;
   m.architecture = "transformer (Hugging Face MarianMT)";
+  m.alignment_note = "a Hugging Face MarianMT folder does not record which attention head was "
+                     "trained for alignment (Marian's transformer-guided-alignment-layer); the "
+                     "Marian or CTranslate2 form of the model does";
   if (value<std::string>(c, "model_type", "marian", path) != "marian")
     problems.push_back("model_type '" + c.value("model_type", std::string()) + "' is not marian");
   m.d_model = value<dim_t>(c, "d_model", 0, path);

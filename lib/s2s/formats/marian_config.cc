@@ -158,6 +158,20 @@ model::ModelConfig marian_config(const std::string& model_yml, const std::string
   c.shared_embeddings = tied_all || opt.get<bool>("tied-embeddings-src", false);
   c.tied_output = tied_all || opt.get<bool>("tied-embeddings", false);
   c.output_bias = !opt.get<bool>("output-omit-bias", false);
+  // Marian writes this key into every model ("last" by default) and aligns with head 0 of that
+  // layer for any model (transformer.h collectOneHead); it does not record whether training
+  // guided that head, so neither can s2s.
+  const std::string align = opt.get<std::string>("transformer-guided-alignment-layer", "last");
+  if (align == "last") {
+    c.alignment_layer = c.decoder_layers - 1;
+  } else if (!align.empty() && align.find_first_not_of("0123456789") == std::string::npos &&
+             align.size() < 9 && std::stol(align) >= 1 && std::stol(align) <= c.decoder_layers) {
+    c.alignment_layer = std::stol(align) - 1;
+  } else {
+    c.alignment_note = "its transformer-guided-alignment-layer '" + align +
+                       "' names no decoder layer (1.." + std::to_string(c.decoder_layers) +
+                       " or last)";
+  }
   c.decoder_start_id = -1;  // Marian starts decoding from an all-zero embedding
 
   opt.require<bool>("transformer-no-projection", false, "attention without output projection");

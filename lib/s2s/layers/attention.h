@@ -76,6 +76,13 @@ class MultiHeadAttention {
 
   dim_t heads() const { return heads_; }
 
+  // The attention probabilities of the last call on `s` (step_*: T = 1; attend*: T queries)
+  // for row b, head h, query t: L floats, the first (visible) ones meaningful.
+  const float* probabilities(const AttentionScratch& s, dim_t b, dim_t h, dim_t t, dim_t queries,
+                             dim_t keys) const {
+    return s.scores.data<float>() + ((b * heads_ + h) * queries + t) * keys;
+  }
+
  private:
   Linear q_;            // cross only
   Linear projections_;  // self: [Q K V], cross: [K V]

@@ -58,6 +58,11 @@ struct ModelConfig {
   std::vector<std::int32_t> suppressed_ids;
   // Whether </s> is appended to the source (Marian, HF: yes; OpenNMT-py via CTranslate2: no).
   bool add_source_eos = true;
+  // Word alignment (--alignment): head 0 of this decoder layer's cross-attention, 0-based
+  // (Marian's transformer-guided-alignment-layer, 1-based or "last" there); -1 when the model
+  // does not say which, and alignment_note says why.
+  dim_t alignment_layer = -1;
+  std::string alignment_note;
 
   dim_t head_dim() const { return heads > 0 ? d_model / heads : 0; }
   // What the layers take from this config (layers/settings.h).

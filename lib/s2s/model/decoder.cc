@@ -10,6 +10,7 @@ namespace s2s::model {
 Decoder::Decoder(layers::WeightStore& weights, const ModelConfig& config, Tensor embeddings,
                  Tensor positions)
     : heads_(config.heads),
+      alignment_layer_(config.alignment_layer),
       d_model_(config.d_model),
       start_id_(config.decoder_start_id),
       cache_dtype_(weights.linear_precision() == ops::Precision::f32 ? DataType::f32
@@ -56,6 +57,7 @@ void Decoder::start(const EncoderOutput& encoded, dim_t max_steps, DecoderState&
   const dim_t batch = encoded.memory.dim(0), source_len = encoded.memory.dim(1);
   const dim_t head_dim = d_model_ / heads_;
   state.step_ = 0;
+  state.keep_alignment_ = false;  // a state reused for another batch: asked again
   state.limit_ = max_steps;
   state.row_capacity_ = std::max(batch, max_rows);
   state.source_lengths_ = encoded.lengths;
@@ -117,6 +119,8 @@ void Decoder::step(DecoderState& state, const std::vector<std::int32_t>& previou
     const Tensor& z = layer.cross_block.pre(x, s.normed);
     layer.cross_attention.step_cross(z, cache.cross_keys, cache.cross_values, sentence_of_row,
                                      source_lengths, s.attention, s.sublayer);
+    if (state.keep_alignment_ && static_cast<dim_t>(i) == alignment_layer_)
+      keep_alignment_rows(layer, state);
     layer.cross_block.post(s.sublayer, x);
     std::swap(x, s.sublayer);
     feed_forward(layer, x, s);
@@ -124,6 +128,18 @@ void Decoder::step(DecoderState& state, const std::vector<std::int32_t>& previou
   output(x, logits);
   logits.reshape({batch, logits.dim(-1)});
   ++state.step_;
+}
+
+void Decoder::keep_alignment_rows(const Layer& layer, DecoderState& state) const {
+  const dim_t batch = state.batch_size(), keys = state.layers_.front().cross_keys.dim(2);
+  state.alignment_.resize({batch, keys});
+  for (dim_t r = 0; r < batch; ++r) {
+    const float* p = layer.cross_attention.probabilities(state.scratch_.attention, r, 0, 0, 1, keys);
+    float* row = state.alignment_.data<float>() + r * keys;
+    const dim_t n = std::min(keys, state.source_length(r));
+    std::copy_n(p, n, row);
+    std::fill(row + n, row + keys, 0.0f);
+  }
 }
 
 void Decoder::forward_all(const EncoderOutput& encoded, const Tensor& target,
@@ -134,9 +150,9 @@ void Decoder::forward_all(const EncoderOutput& encoded, const Tensor& target,
 }
 
 void Decoder::target_log_probs(const EncoderOutput& encoded, const Tensor& target,
-                               Tensor& log_probs) const {
+                               Tensor& log_probs, Tensor* alignment) const {
   Tensor x;
-  forward_layers(encoded, target, x);
+  forward_layers(encoded, target, x, alignment);
   if (has_final_norm_) final_norm_(x, x);
   const dim_t rows = target.numel();
   log_probs.resize(target.shape(), DataType::f32);
@@ -159,7 +175,8 @@ void Decoder::target_log_probs(const EncoderOutput& encoded, const Tensor& targe
   }
 }
 
-void Decoder::forward_layers(const EncoderOutput& encoded, const Tensor& target, Tensor& x) const {
+void Decoder::forward_layers(const EncoderOutput& encoded, const Tensor& target, Tensor& x,
+                             Tensor* alignment) const {
   S2S_CHECK(target.rank() == 2 && target.dtype() == DataType::i32 &&
                 target.dim(0) == encoded.memory.dim(0),
             "target ", to_string(target.shape()), " for a batch of ", encoded.memory.dim(0));
@@ -176,7 +193,8 @@ void Decoder::forward_layers(const EncoderOutput& encoded, const Tensor& target,
   Tensor causal, cross_visible, cross_keys, cross_values;
   layers::causal_counts(batch, heads_, steps, causal);
   layers::padding_counts(encoded.lengths, heads_, steps, cross_visible);
-  for (const Layer& layer : layers_) {
+  for (std::size_t i = 0; i < layers_.size(); ++i) {
+    const Layer& layer = layers_[i];
     const Tensor& y = layer.self_block.pre(x, s.normed);
     layer.self_attention.project_qkv(y, s.keys, s.values, s.attention);
     layer.self_attention.attend_projected(s.keys, s.values, &causal, s.attention, s.sublayer);
@@ -186,6 +204,14 @@ void Decoder::forward_layers(const EncoderOutput& encoded, const Tensor& target,
     const Tensor& z = layer.cross_block.pre(x, s.normed);
     layer.cross_attention.attend(z, cross_keys, cross_values, &cross_visible, s.attention,
                                  s.sublayer);
+    if (alignment != nullptr && static_cast<dim_t>(i) == alignment_layer_) {
+      const dim_t keys = cross_keys.dim(2);
+      alignment->resize({batch, steps, keys});
+      for (dim_t b = 0; b < batch; ++b)
+        for (dim_t t = 0; t < steps; ++t)
+          std::copy_n(layer.cross_attention.probabilities(s.attention, b, 0, t, steps, keys), keys,
+                      alignment->data<float>() + (b * steps + t) * keys);
+    }
     layer.cross_block.post(s.sublayer, x);
     std::swap(x, s.sublayer);
     feed_forward(layer, x, s);

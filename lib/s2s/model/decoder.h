@@ -43,7 +43,10 @@ class Decoder {
   // Teacher forcing for scoring: log_probs [B, T] = log p(target[b, t] | source, target[b, :t]),
   // without ever holding the [B, T, V] distribution (done a few rows at a time). Entries past a
   // target's length are meaningless.
-  void target_log_probs(const EncoderOutput& encoded, const Tensor& target, Tensor& log_probs) const;
+  // alignment, when given: [B, T, S], the cross-attention probabilities of the alignment layer
+  // (ModelConfig::alignment_layer), head 0, of every target position (word alignment).
+  void target_log_probs(const EncoderOutput& encoded, const Tensor& target, Tensor& log_probs,
+                        Tensor* alignment = nullptr) const;
 
   std::int32_t start_id() const { return start_id_; }
 
@@ -57,13 +60,17 @@ class Decoder {
     layers::FeedForward ffn;
   };
   // Every layer over the shifted target with a causal mask: x [B, T, D] before the final norm.
-  void forward_layers(const EncoderOutput& encoded, const Tensor& target, Tensor& x) const;
+  void forward_layers(const EncoderOutput& encoded, const Tensor& target, Tensor& x,
+                      Tensor* alignment = nullptr) const;
   // The feed-forward block of a layer (shared by step and forward_layers), in place on x.
   void feed_forward(const Layer& layer, Tensor& x, LayerScratch& s) const;
+  // step(): the alignment layer's head-0 probabilities into state.alignment_.
+  void keep_alignment_rows(const Layer& layer, DecoderState& state) const;
   // Final norm + output projection: x [B, T, D] -> logits [B, T, V].
   void output(Tensor& x, Tensor& logits) const;
 
   dim_t heads_;
+  dim_t alignment_layer_;  // ModelConfig::alignment_layer
   dim_t d_model_;
   std::int32_t start_id_;
   // Of the key/value caches of step(): float32, or bfloat16 when the linear layers run in

@@ -18,6 +18,8 @@
 //          output row); nullptr: all L keys.
 // scale: multiplies q·k before the softmax (Marian scales the product, not the queries).
 // scores: scratch, resized to hold [R, H, L] floats if smaller (no allocation once large enough).
+//          On return it holds the attention probabilities: row r, head h at (r·H + h)·L, its
+//          first min(visible[r], L) entries (word alignment reads them; the rest is scratch).
 // out: f32 [R, D] or [R, 1, D], contiguous: concat_h softmax(scale·q_h·K_hᵀ)·V_h.
 #pragma once
 

@@ -43,6 +43,8 @@ void step_attention(const Tensor& queries, const Tensor& keys, const Tensor& val
       const double max = n > 0 ? *std::max_element(p.begin(), p.end()) : 0.0;
       double sum = 0.0;
       for (double& x : p) sum += (x = std::exp(x - max));
+      float* probabilities = scores.data<float>() + (r * d.heads + h) * d.keys;
+      for (dim_t j = 0; j < n; ++j) probabilities[j] = static_cast<float>(p[j] / sum);
       float* o = out.data<float>() + (r * d.heads + h) * d.head_dim;
       for (dim_t i = 0; i < d.head_dim; ++i) {
         double acc = 0.0;

@@ -156,6 +156,7 @@ std::vector<std::vector<Hypothesis>> beam_search(const model::Model& model,
   // One state per thread, kept across batches: its caches are allocated once, not per batch.
   thread_local model::DecoderState state;
   model.decoder().start(encoded, longest, state, batch * options.beam_size);
+  if (options.alignment) state.keep_alignment();
   std::vector<std::int32_t> previous(batch, model.decoder().start_id());
   // Kept across batches as the state is: [rows, V] logits are tens of MB, faulted in afresh
   // for every batch if allocated per call. The log-softmax runs in place (the logits are not
@@ -198,6 +199,10 @@ std::vector<std::vector<Hypothesis>> beam_search(const model::Model& model,
         h.token_scores.push_back(
             forced ? 0.0f : log_probs.data<float>()[c.row * log_probs.dim(1) + c.token]);
         h.score = c.score;
+        if (options.alignment) {
+          const float* row = state.alignment_row(c.row);
+          h.alignment.insert(h.alignment.end(), row, row + state.source_length(c.row));
+        }
         if (c.token == eos && !forced) {
           finish(beam, std::move(h), options);
           --beam.width;

@@ -35,6 +35,7 @@ struct SearchOptions {
   Sampling sampling;                // off: beam search
   float temperature = 1.0f;         // sampling: log-probabilities divided by it first
   dim_t seed = 0;                   // sampling: with the source, decides a line's samples
+  bool alignment = false;           // keep every token's alignment row (Hypothesis::alignment)
 };
 
 }  // namespace s2s::search

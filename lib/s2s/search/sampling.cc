@@ -134,6 +134,7 @@ std::vector<std::vector<Hypothesis>> sample_search(const model::Model& model,
   thread_local model::DecoderState state;
   thread_local Tensor log_probs;
   model.decoder().start(encoded, longest, state, batch * per_sentence);
+  if (options.alignment) state.keep_alignment();
   std::vector<std::int32_t> previous(batch, model.decoder().start_id());
   const ForbiddenIds forbidden(model, options, model.config().target_vocab_size);
   while (!live.empty()) {
@@ -188,6 +189,10 @@ std::vector<std::vector<Hypothesis>> sample_search(const model::Model& model,
       h.ids.push_back(token);
       h.token_scores.push_back(token_score);
       h.score += token_score;
+      if (options.alignment) {
+        const float* a = state.alignment_row(row[i]);
+        h.alignment.insert(h.alignment.end(), a, a + state.source_length(row[i]));
+      }
       if ((token == eos && !forced[i]) ||
           static_cast<dim_t>(h.ids.size()) >= limit[sample.sentence]) {
         h.normalized_score = normalized_score(h.score, h.ids.size(), options);
