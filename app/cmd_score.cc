@@ -51,6 +51,10 @@ void check_combinations(const ScoreArgs& args, const pipeline::ScoreSettings& s)
   if (!args.nbest.empty() && s.format == pipeline::OutputFormat::jsonl)
     throw UsageError("--n-best writes the list back with one more feature (Marian's n-best "
                      "format); --format jsonl does not apply to it");
+  if (s.score.alignment.on() && (!s.summary.empty() || !args.nbest.empty()))
+    throw UsageError(std::string("--alignment cannot be combined with ") +
+                     (s.summary.empty() ? "--n-best (an n-best line has no place for it)"
+                                        : "--summary (it prints one corpus figure)"));
   if (!args.nbest.empty() && s.word_scores)
     throw UsageError("--word-scores cannot be combined with --n-best (an n-best line has no "
                      "place for them)");
@@ -102,7 +106,8 @@ void run_score(const ScoreArgs& args, const Context& context) {
   const pipeline::Scorer scorer(model, s.score);
   const File output(args.output, true);
   pipeline::ScoreFormatter formatter(
-      model->codec(), {s.format, s.word_scores, !args.nbest.empty(), s.n_best_feature, s.summary});
+      model->codec(), {s.format, s.word_scores, !args.nbest.empty(), s.n_best_feature, s.summary,
+                       s.score.alignment});
   Progress progress(!s.quiet && log::stderr_is_terminal() && args.output != "-");
   const pipeline::TokenLimit limit =
       pipeline::TokenLimit::of(static_cast<std::size_t>(s.max_length), 0);

@@ -185,7 +185,8 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   const pipeline::Translator translator(model, settings.translate);
   const pipeline::OutputFormatter formatter(model->codec(), settings.format,
                                             settings.translate.search.n_best,
-                                            pipeline::target_text(settings));
+                                            pipeline::target_text(settings),
+                                            settings.translate.alignment);
   const File output(args.output, true);
   // Progress only where it cannot mix with what the user types or reads.
   Progress progress(!settings.quiet && log::stderr_is_terminal() && !::isatty(input.fd()) &&

@@ -51,6 +51,9 @@ void add_option_flags(CLI::App& cmd, pipeline::Command command, OptionFlags& fla
           option->type_name("MODE [N]")->expected(0, 2);
           option->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
           break;
+        case pipeline::OptionKind::alignment:
+          option->type_name("hard|soft|T");
+          break;
         case pipeline::OptionKind::text:
           option->type_name("TEXT");
           break;

@@ -40,12 +40,16 @@ std::vector<std::vector<Candidate>> Engine::translate_n_best(
   std::vector<std::vector<Candidate>> results(lines.size());
   // Only its text conversion is used: detokenized, or pieces with "no-spm-decode".
   const pipeline::OutputFormatter formatter(impl_->model->codec(), pipeline::OutputFormat::text,
-                                            true, pipeline::target_text(impl_->settings));
+                                            true, pipeline::target_text(impl_->settings),
+                                            impl_->settings.translate.alignment);
   pipeline::translate_in_parallel(
       *impl_->translator, lines, pipeline::parallel_options(impl_->settings),
       [&](std::size_t i, pipeline::Translation translation, const pipeline::InputNotes&) {
         for (const search::Hypothesis& h : translation.hypotheses)
-          results[i].push_back({formatter.translation_text(h.ids), h.score, h.normalized_score});
+          results[i].push_back({formatter.translation_text(h.ids), h.score, h.normalized_score,
+                                formatter.alignment().on()
+                                    ? formatter.alignment_suffix(h).substr(5)  // after " ||| "
+                                    : std::string()});
       });
   return results;
 }

@@ -35,6 +35,7 @@ struct Candidate {
   std::string text;
   float score = 0.0f;             // log-probability of the target tokens (Marian's F0 score)
   float normalized_score = 0.0f;  // what the search ranks by (normalize, word-penalty)
+  std::string alignment;          // with the setting "alignment": as marian-decoder prints it
 };
 
 // The log-probability of a target given its source, as `s2s score` and marian-scorer give it.

@@ -3,6 +3,10 @@
 // Marian's transformer-guided-alignment-layer "last" and 1), and which models can give it.
 #include <cmath>
 
+#include <algorithm>
+#include <sstream>
+
+#include "app/cli_runner.h"
 #include "fixtures.h"
 #include "golden_search.h"
 #include "s2s/batch/batch.h"
@@ -88,6 +92,107 @@ TEST_CASE("models say whether they can align", "[model][alignment]") {
   const auto hf = test::load_fixture(test::fixture_named("hf-marian-tied"));
   CHECK(hf->config().alignment_layer == -1);
   CHECK(hf->config().alignment_note.find("Hugging Face") != std::string::npos);
+}
+
+}  // namespace s2s
+
+namespace s2s {
+namespace {
+
+// "a ||| b ||| c" -> {"a", "b", "c"}
+std::vector<std::string> fields(const std::string& line) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (std::size_t at; (at = line.find(" ||| ", start)) != std::string::npos; start = at + 5)
+    out.push_back(line.substr(start, at - start));
+  out.push_back(line.substr(start));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("alignment option prints Marian alignments of translations and of scored pairs",
+          "[app][alignment]") {
+  for (const test::FixtureModel& fixture : kAlignFixtures) {
+    SECTION(fixture.name) {
+      const std::string folder = test::data_path(std::string("models/") + fixture.name);
+      const test::GoldenSearch g = test::load_golden_search(fixture, "alignment");
+      const nlohmann::json& golden = g.golden;
+      std::string input;
+      for (const auto& s : golden["sentences"]) input += s["text"].get<std::string>() + "\n";
+      const nlohmann::json& run = golden["runs"][1];  // beam 4, normalize 1, the n-best lists
+      REQUIRE(run["beam_size"] == 4);
+      const std::string translate = "translate -b 4 -n 1 --n-best -m '" + folder + "' --alignment";
+      for (const char* mode : {"", " hard", " 0.2"}) {
+        const auto r = test::run_s2s(translate + mode, input);
+        INFO("--alignment" << mode << ": " << r.err);
+        REQUIRE(r.exit_code == 0);
+        const std::vector<std::string> lines = test::split_lines(r.out);
+        std::size_t next = 0;
+        for (const auto& list : run["results"])
+          for (const auto& h : list) {
+            REQUIRE(next < lines.size());
+            const std::vector<std::string> f = fields(lines[next++]);
+            REQUIRE(f.size() == 5);  // id ||| text ||| alignment ||| F0= ||| normalized
+            CHECK(f[2] == h[std::string(mode) == " 0.2" ? "thresholded_text" : "hard_text"]
+                              .get<std::string>());
+          }
+        CHECK(next == lines.size());
+      }
+      // Soft: every weight of the best translations, as printed (%g), within float tolerance.
+      const auto soft = test::run_s2s("translate -b 4 -n 1 -m '" + folder + "' --alignment soft", input);
+      REQUIRE(soft.exit_code == 0);
+      const std::vector<std::string> soft_lines = test::split_lines(soft.out);
+      REQUIRE(soft_lines.size() == run["results"].size());
+      for (std::size_t s = 0; s < soft_lines.size(); ++s) {
+        std::string printed = fields(soft_lines[s]).at(1);
+        std::replace(printed.begin(), printed.end(), ',', ' ');
+        std::istringstream values(printed);
+        std::vector<float> found;
+        for (float v; values >> v;) found.push_back(v);
+        check_rows(found, run["results"][s][0]["soft"]);
+      }
+
+      // score: the teacher-forced alignment of (source, corpus target) pairs.
+      std::string pairs;
+      std::vector<std::string> expected;
+      for (const auto& p : golden["scores"]) {
+        if (p["tgt_kind"] != "corpus") continue;
+        pairs += golden["sentences"][p["sentence"].get<std::size_t>()]["text"].get<std::string>() +
+                 "\t" + p["tgt_text"].get<std::string>() + "\n";
+        expected.push_back(p["hard_text"].get<std::string>());
+      }
+      const auto scored = test::run_s2s("score -m '" + folder + "' --alignment", pairs);
+      INFO(scored.err);
+      REQUIRE(scored.exit_code == 0);
+      const std::vector<std::string> score_lines = test::split_lines(scored.out);
+      REQUIRE(score_lines.size() == expected.size());
+      for (std::size_t i = 0; i < expected.size(); ++i) CHECK(fields(score_lines[i]).at(1) == expected[i]);
+    }
+  }
+}
+
+TEST_CASE("alignment option is refused where it cannot be given", "[app][alignment]") {
+  const auto hf = test::run_s2s(
+      "translate --alignment -m '" + test::data_path("models/hf-marian-tied") + "'", "Hello\n");
+  CHECK(hf.exit_code == 2);
+  CHECK(hf.err.find("Hugging Face") != std::string::npos);
+  const std::string marian = test::data_path("models/marian-postnorm-swish-tiedall");
+  for (const char* bad : {"translate --alignment 0", "translate --alignment 1.5",
+                          "translate --alignment sideways", "score --alignment --summary"}) {
+    const auto r = test::run_s2s(std::string(bad) + " -m '" + marian + "'", "a\tb\n");
+    INFO(bad << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(test::count_lines(r.err) == 1);
+  }
+  // A blank line keeps its empty record; jsonl gets an "alignment" list.
+  const auto jsonl = test::run_s2s("translate --alignment --format jsonl -m '" + marian + "'",
+                                   "Hello world\n\n");
+  REQUIRE(jsonl.exit_code == 0);
+  const std::vector<std::string> records = test::split_lines(jsonl.out);
+  REQUIRE(records.size() == 2);
+  CHECK(nlohmann::json::parse(records[0])["alignment"].size() > 0);
+  CHECK(nlohmann::json::parse(records[1])["alignment"].empty());
 }
 
 }  // namespace s2s

@@ -39,6 +39,25 @@ void add_scores(const text::TextCodec& codec, const std::vector<std::int32_t>& i
   record["token_scores"] = std::move(token_scores);
 }
 
+// jsonl "alignment" of rows for `targets` target pieces: [[source, target], ...] pairs of
+// pieces (</s> included), or with soft alignment one list of source weights per target piece.
+Json alignment_json(const std::vector<float>& rows, std::size_t targets,
+                    const AlignmentOutput& alignment) {
+  Json list = Json::array();
+  const std::size_t sources = alignment_sources(rows, targets);
+  if (alignment.kind == AlignmentOutput::Kind::soft) {
+    for (std::size_t t = 0; sources > 0 && t < targets; ++t) {
+      Json row = Json::array();
+      for (std::size_t s = 0; s < sources; ++s) row.push_back(json_number(rows[t * sources + s]));
+      list.push_back(std::move(row));
+    }
+    return list;
+  }
+  for (const auto& [s, t] : hard_alignment(rows, sources, alignment.threshold))
+    list.push_back(Json::array({s, t}));
+  return list;
+}
+
 Json hypothesis_json(const OutputFormatter& formatter, const text::TextCodec& codec,
                      const search::Hypothesis* hypothesis) {
   Json record = Json::object();
@@ -53,6 +72,11 @@ Json hypothesis_json(const OutputFormatter& formatter, const text::TextCodec& co
     add_scores(codec, hypothesis->ids, hypothesis->score, hypothesis->normalized_score,
                hypothesis->token_scores, record);
   }
+  if (formatter.alignment().on())
+    record["alignment"] = hypothesis == nullptr ? Json::array()
+                                                : alignment_json(hypothesis->alignment,
+                                                                 hypothesis->ids.size(),
+                                                                 formatter.alignment());
   return record;
 }
 
@@ -83,8 +107,20 @@ std::string marian_float(float value) {
 }
 
 OutputFormatter::OutputFormatter(const text::TextCodec& codec, OutputFormat format,
-                                 bool all_hypotheses, TargetText target_text)
-    : codec_(codec), format_(format), all_hypotheses_(all_hypotheses), target_text_(target_text) {}
+                                 bool all_hypotheses, TargetText target_text,
+                                 AlignmentOutput alignment)
+    : codec_(codec),
+      format_(format),
+      all_hypotheses_(all_hypotheses),
+      target_text_(target_text),
+      alignment_(alignment) {}
+
+std::string OutputFormatter::alignment_suffix(const search::Hypothesis& h) const {
+  if (!alignment_.on()) return {};
+  // A split line's joined hypothesis has no rows: its pieces aligned to different sources.
+  return " ||| " + alignment_text(h.alignment, alignment_sources(h.alignment, h.ids.size()),
+                                  alignment_);
+}
 
 std::string OutputFormatter::translation_text(const std::vector<std::int32_t>& ids) const {
   if (target_text_ == TargetText::decoded) return codec_.decode_target(ids);
@@ -109,6 +145,7 @@ void OutputFormatter::append_split(const Translation& translation,
     if (!piece_text.empty()) texts.push_back(std::move(piece_text));
   }
   out += join(texts, " ");
+  out += alignment_suffix(best);
   if (format_ == OutputFormat::nbest)
     out += " ||| F0= " + marian_float(best.score) + " ||| " + marian_float(best.normalized_score);
   out += '\n';
@@ -119,7 +156,8 @@ void OutputFormatter::append(const Translation& translation, std::size_t line_id
   switch (format_) {
     case OutputFormat::text:
       if (!translation.hypotheses.empty())
-        out += translation_text(translation.hypotheses.front().ids);
+        out += translation_text(translation.hypotheses.front().ids) +
+               alignment_suffix(translation.hypotheses.front());
       out += '\n';
       return;
     case OutputFormat::nbest:
@@ -135,14 +173,15 @@ void OutputFormatter::append_nbest(const Translation& translation, std::size_t l
                                    std::string& out) const {
   const std::string id = std::to_string(line_id);
   if (translation.hypotheses.empty()) {
-    out += id + " |||  ||| F0= 0 ||| 0\n";
+    out += id + " ||| " + (alignment_.on() ? " ||| " : "") + " ||| F0= 0 ||| 0\n";
     return;
   }
   const std::size_t count = all_hypotheses_ ? translation.hypotheses.size() : 1;
   for (std::size_t k = 0; k < count; ++k) {
     const search::Hypothesis& h = translation.hypotheses[k];
     // "F0= " with a space: Marian's form when the score breakdown is kept (it is with --n-best).
-    out += id + " ||| " + translation_text(h.ids) + " ||| F0= " + marian_float(h.score) +
+    out += id + " ||| " + translation_text(h.ids) + alignment_suffix(h) + " ||| F0= " +
+           marian_float(h.score) +
            " ||| " + marian_float(h.normalized_score) + '\n';
   }
 }
@@ -159,10 +198,13 @@ void OutputFormatter::append_jsonl(const Translation& translation, std::string& 
   append_json_line(record, out);
 }
 
-void append_score_jsonl(const text::TextCodec& codec, const PairScore& score, std::string& out) {
+void append_score_jsonl(const text::TextCodec& codec, const PairScore& score, std::string& out,
+                        const AlignmentOutput& alignment) {
   Json record = Json::object();
   add_scores(codec, score.target_ids, score.score, score.normalized_score, score.token_scores,
              record);
+  if (alignment.on())
+    record["alignment"] = alignment_json(score.alignment, score.target_ids.size(), alignment);
   append_json_line(record, out);
 }
 

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "s2s/pipeline/alignment.h"
 #include "s2s/pipeline/scorer.h"
 #include "s2s/pipeline/translator.h"
 #include "s2s/text/codec.h"
@@ -45,7 +46,9 @@ std::optional<OutputFormat> parse_output_format(const std::string& name);
 std::string marian_float(float value);
 
 // score's jsonl record of one pair: {"score", "normalized_score", "tokens", "token_scores"}.
-void append_score_jsonl(const text::TextCodec& codec, const PairScore& score, std::string& out);
+// With alignment on, also "alignment" as translate's jsonl has it.
+void append_score_jsonl(const text::TextCodec& codec, const PairScore& score, std::string& out,
+                        const AlignmentOutput& alignment = {});
 // score's jsonl record of a corpus figure: {"summary": kind, "value": value}.
 void append_summary_jsonl(const std::string& kind, float value, std::string& out);
 // How a translation's text is printed: detokenized by SentencePiece, or as its pieces.
@@ -54,8 +57,10 @@ enum class TargetText { decoded, pieces };
 class OutputFormatter {
  public:
   // all_hypotheses: print the whole n-best list (--n-best), not only the best.
+  // alignment: with --alignment, text and nbest records get " ||| " and the alignment after
+  // the translation (pipeline/alignment.h), and jsonl records an "alignment" list.
   OutputFormatter(const text::TextCodec& codec, OutputFormat format, bool all_hypotheses,
-                  TargetText target_text = TargetText::decoded);
+                  TargetText target_text = TargetText::decoded, AlignmentOutput alignment = {});
 
   // Appends the record of input line `line_id` (0-based) to `out`.
   void append(const Translation& translation, std::size_t line_id, std::string& out) const;
@@ -70,6 +75,9 @@ class OutputFormatter {
 
   // The printed text of target ids (up to the first </s>).
   std::string translation_text(const std::vector<std::int32_t>& ids) const;
+  // " ||| " and the hypothesis' alignment as marian-decoder prints it; "" without --alignment.
+  std::string alignment_suffix(const search::Hypothesis& hypothesis) const;
+  const AlignmentOutput& alignment() const { return alignment_; }
 
  private:
   void append_nbest(const Translation& translation, std::size_t line_id, std::string& out) const;
@@ -79,6 +87,7 @@ class OutputFormatter {
   OutputFormat format_;
   bool all_hypotheses_;
   TargetText target_text_;
+  AlignmentOutput alignment_;
 };
 
 }  // namespace s2s::pipeline

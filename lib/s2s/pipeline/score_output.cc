@@ -51,9 +51,13 @@ void ScoreFormatter::append(const std::vector<PairEntry>& entries,
     if (format_.nbest) {
       out += with_feature(e.nbest_line, format_.nbest_feature, s.normalized_score) + "\n";
     } else if (jsonl) {
-      append_score_jsonl(codec_, s, out);
+      append_score_jsonl(codec_, s, out, format_.alignment);
     } else {
       out += fixed(s.normalized_score);
+      if (format_.alignment.on())
+        out += " ||| " + alignment_text(s.alignment,
+                                        alignment_sources(s.alignment, s.target_ids.size()),
+                                        format_.alignment);
       if (format_.word_scores) {
         out += " ||| WordScores=";
         for (float w : s.token_scores) out += " " + fixed(w);

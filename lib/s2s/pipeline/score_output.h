@@ -1,6 +1,7 @@
 // ScoreFormatter: the records `s2s score` prints, one per input line, as marian-scorer does.
 //   text   the (normalized) score, printed as marian-scorer prints it (std::to_string, six
-//          decimals); with word_scores followed by " ||| WordScores= s1 s2 ...".
+//          decimals); with alignment followed by " ||| " and the alignment (alignment.h), with
+//          word_scores by " ||| WordScores= s1 s2 ...".
 //   jsonl  {"score", "normalized_score", "tokens", "token_scores"} (output.h, translate's keys).
 //   n-best input: the list's line with one more feature "NAME= score " in its third field.
 //   summary: nothing per pair; finish() gives one corpus figure (cross-entropy = ce-mean,
@@ -26,6 +27,7 @@ struct ScoreFormat {
   bool nbest = false;                  // the input is an n-best list, written back
   std::string nbest_feature = "Fscore";
   std::string summary;                 // a corpus figure instead of records, or ""
+  AlignmentOutput alignment;           // text: " ||| " and the alignment after the score
 };
 
 // The corpus figures marian-scorer's --summary knows ("cross-entropy" = "ce-mean").

@@ -12,6 +12,9 @@ Scorer::Scorer(std::shared_ptr<const model::Model> model, ScoreOptions options)
     : model_(std::move(model)), options_(options) {
   if (options_.batch_size < 1) throw UsageError("batch size must be at least 1");
   if (options_.batch_tokens < 0) throw UsageError("batch tokens must not be negative");
+  if (options_.alignment.on() && model_->config().alignment_layer < 0)
+    throw UsageError("--alignment: this model cannot give word alignments: " +
+                     model_->config().alignment_note);
 }
 
 std::vector<PairScore> Scorer::score(const std::vector<std::pair<std::string, std::string>>& pairs,
@@ -31,7 +34,7 @@ std::vector<PairScore> Scorer::score(const std::vector<std::pair<std::string, st
   search::SearchOptions rules;
   rules.normalize = options_.normalize;
   const batch::BatchLimits limits{options_.batch_size, options_.batch_tokens};
-  Tensor log_probs;
+  Tensor log_probs, alignment;
   for (const std::vector<std::size_t>& members : batch::make_batches(lengths, limits)) {
     if (stop != nullptr && stop->load(std::memory_order_relaxed)) return {};
     std::vector<std::vector<std::int32_t>> src, tgt;
@@ -43,7 +46,8 @@ std::vector<PairScore> Scorer::score(const std::vector<std::pair<std::string, st
     const batch::Batch target_batch = batch::make_batch(tgt, model_->config().eos_id);
     const model::EncoderOutput encoded =
         model_->encoder().forward(source_batch.ids, source_batch.lengths);
-    model_->decoder().target_log_probs(encoded, target_batch.ids, log_probs);
+    model_->decoder().target_log_probs(encoded, target_batch.ids, log_probs,
+                                       options_.alignment.on() ? &alignment : nullptr);
     const dim_t steps = log_probs.dim(1);
     for (std::size_t k = 0; k < members.size(); ++k) {
       PairScore& r = results[members[k]];
@@ -51,6 +55,14 @@ std::vector<PairScore> Scorer::score(const std::vector<std::pair<std::string, st
       r.token_scores.assign(row, row + r.target_ids.size());
       for (float lp : r.token_scores) r.score += lp;  // summed in order, in float32 as Marian
       r.normalized_score = search::normalized_score(r.score, r.target_ids.size(), rules);
+      if (options_.alignment.on()) {
+        const dim_t keys = alignment.dim(2);
+        const std::size_t width = src[k].size();
+        for (std::size_t t = 0; t < r.target_ids.size(); ++t) {
+          const float* a = alignment.data<float>() + (static_cast<dim_t>(k) * steps + t) * keys;
+          r.alignment.insert(r.alignment.end(), a, a + width);
+        }
+      }
     }
   }
   return results;

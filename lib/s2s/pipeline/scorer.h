@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "s2s/model/model.h"
+#include "s2s/pipeline/alignment.h"
 #include "s2s/search/options.h"
 
 namespace s2s::pipeline {
@@ -18,6 +19,9 @@ struct ScoreOptions {
   float normalize = 0.0f;  // divide by (target length incl. </s>)^normalize
   dim_t batch_size = 32;   // pairs per batch
   dim_t batch_tokens = 0;  // if > 0: padded target tokens per batch instead
+  // Word alignment of each pair (marian-scorer --alignment; PairScore::alignment). The model
+  // must name its alignment layer: UsageError otherwise.
+  AlignmentOutput alignment;
 };
 
 struct PairScore {
@@ -28,6 +32,9 @@ struct PairScore {
   // Source or target longer than a learned position table (ModelConfig::max_positions): scored
   // with the positions past the table clamped to its last row, as Marian does.
   bool beyond_positions = false;
+  // With ScoreOptions::alignment: one row per target token over the source positions (</s>
+  // included), as Hypothesis::alignment, from the teacher-forced pass.
+  std::vector<float> alignment;
 };
 
 class Scorer {

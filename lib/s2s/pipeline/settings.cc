@@ -33,12 +33,14 @@ struct Fields {
   using Lines = LongLines& (*)(S&);
   using Precision = ops::Precision& (*)(S&);
   using Sampling = s2s::search::Sampling& (*)(S&);
+  using Alignment = AlignmentOutput& (*)(S&);
 };
 template <typename S>
 using Field = std::variant<typename Fields<S>::Int, typename Fields<S>::Float,
                            typename Fields<S>::Bool, typename Fields<S>::Format,
                            typename Fields<S>::String, typename Fields<S>::Lines,
-                           typename Fields<S>::Precision, typename Fields<S>::Sampling>;
+                           typename Fields<S>::Precision, typename Fields<S>::Sampling,
+                           typename Fields<S>::Alignment>;
 
 // clang-format off
 #define S2S_FIELD(member) +[](Settings& s) -> auto& { return s.member; }
@@ -116,6 +118,12 @@ const OptionSpec<Settings> kRows[] = {
     {"prefix", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(translate.target_prefix),
      "Each input line is source<TAB>prefix: the translation starts with the prefix and goes on "
      "from there (CTranslate2's target_prefix: the prefix tokens score 0); see --prefix-file"},
+    {"alignment", "", nullptr, false, Bound::any, "hard", S2S_FIELD(translate.alignment),
+     "Word alignment after each translation, as marian-decoder prints it (' ||| 0-0 1-2 ...', "
+     "source-target piece positions, </s> included): hard (the most attended source piece of "
+     "each target piece; a bare --alignment), a threshold T (every pair above T) or soft (all "
+     "weights); jsonl gets an \"alignment\" list. Marian models (transformer-guided-alignment-"
+     "layer) and CTranslate2 models with one alignment head"},
     {"target-lang", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(target_lang),
      "Multilingual models: target language code (e.g. deu), put before every line as >>deu<<"},
     S2S_SPM_ROWS,
@@ -159,6 +167,10 @@ using Settings = ScoreSettings;
 const OptionSpec<Settings> kRows[] = {
     {"normalize", "-n", nullptr, false, Bound::any, "1", S2S_FIELD(score.normalize),
      "Divide each score by target length^ARG (length incl. </s>); a bare -n means 1"},
+    {"alignment", "", nullptr, false, Bound::any, "hard", S2S_FIELD(score.alignment),
+     "Word alignment of each pair from the teacher-forced pass, after the score as "
+     "marian-scorer prints it (' ||| 0-0 1-2 ...'): hard (a bare --alignment), a threshold T or "
+     "soft, as in translate"},
     {"word-scores", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(word_scores),
      "Append ' ||| WordScores= ...' with each target token's log-probability"},
     {"summary", "", nullptr, false, Bound::any, "cross-entropy", S2S_FIELD(summary),
@@ -300,6 +312,10 @@ void set_value(const OptionSpec<S>& spec, const std::string& text, const std::st
     const auto sampling = parse_sampling(text);
     if (!sampling) fail("is not a sampling mode (off, full, topk K with K >= 1, topp P with 0 < P <= 1)");
     (*field)(settings) = *sampling;
+  } else if (auto* field = std::get_if<typename F::Alignment>(&spec.field)) {
+    const auto alignment = parse_alignment(text);
+    if (!alignment) fail("is not an alignment (hard, soft, or a threshold above 0 and at most 1)");
+    (*field)(settings) = *alignment;
   } else if (auto* field = std::get_if<typename F::Precision>(&spec.field)) {
     const auto precision = ops::parse_precision(text);
     if (!precision) fail("is not a precision (" + choices(ops::kPrecisionNames) + ")");
@@ -324,6 +340,8 @@ std::string show(const OptionSpec<S>& spec, S& settings) {
     return ops::precision_name((*field)(settings));
   if (auto* field = std::get_if<typename F::Sampling>(&spec.field))
     return sampling_name((*field)(settings));
+  if (auto* field = std::get_if<typename F::Alignment>(&spec.field))
+    return alignment_name((*field)(settings));
   return output_format_name((*std::get_if<typename F::Format>(&spec.field))(settings));
 }
 
@@ -409,7 +427,8 @@ OptionRow row_of(std::size_t row) {
   constexpr OptionKind kinds[] = {OptionKind::whole_number, OptionKind::number,
                                   OptionKind::on_off,       OptionKind::format,
                                   OptionKind::text,         OptionKind::long_lines,
-                                  OptionKind::precision,    OptionKind::sampling};  // Field's order
+                                  OptionKind::precision,    OptionKind::sampling,
+                                  OptionKind::alignment};  // Field's order
   r.kind = kinds[spec.field.index()];
   return r;
 }

@@ -55,7 +55,17 @@ struct ScoreSettings {
 enum class Command { translate, score };
 
 // What a row's value is, for a CLI's type names and choices.
-enum class OptionKind { whole_number, number, on_off, format, text, long_lines, precision, sampling };
+enum class OptionKind {
+  whole_number,
+  number,
+  on_off,
+  format,
+  text,
+  long_lines,
+  precision,
+  sampling,
+  alignment
+};
 
 struct OptionRow {
   const char* key;         // the long flag without "--", and the YAML key

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "s2s/model/model.h"
+#include "s2s/pipeline/alignment.h"
 #include "s2s/pipeline/long_lines.h"
 #include "s2s/search/hypothesis.h"
 #include "s2s/search/options.h"
@@ -47,6 +48,10 @@ struct TranslateOptions {
   // with the target SentencePiece, search/prefix.h for the rules) and the search continues from
   // there. A line without a tab has no prefix; a split line's first piece gets it.
   bool target_prefix = false;
+  // Word alignment (--alignment): on, every hypothesis keeps its alignment rows
+  // (Hypothesis::alignment; the search's alignment option follows this one). The model must
+  // name its alignment layer (ModelConfig::alignment_layer): UsageError otherwise.
+  AlignmentOutput alignment;
 };
 
 // What was done to one input line before translation, for the caller's warnings.

@@ -1,0 +1,44 @@
+// Word alignment output (--alignment), as marian-decoder prints it after " ||| " (Marian's
+// data/alignment.cpp and translator/output_printer.h; tools/reference/marian_search.py, WORD
+// ALIGNMENT, cites the lines). The rows are a hypothesis' (search/hypothesis.h): one per target
+// token, </s> included, each over the source positions, </s> included; Marian aligns pieces.
+//   hard (a bare --alignment, "hard" or "1"): for each target token the source position it
+//        attends most (the first of equal ones), printed "s-t" sorted by s, then t;
+//   a threshold in (0, 1): every pair whose attention is above it, printed the same way;
+//   soft: every row, values separated by ",", rows by " " (floats as marian_float prints them).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace s2s::pipeline {
+
+struct AlignmentOutput {
+  enum class Kind { off, hard, soft };
+  Kind kind = Kind::off;
+  float threshold = 1.0f;  // hard: 1 = the most attended position, else every pair above it
+
+  bool on() const { return kind != Kind::off; }
+};
+
+// "off" or "" (none), "hard" or "1", "soft", or a threshold in (0, 1]; nullopt otherwise.
+std::optional<AlignmentOutput> parse_alignment(const std::string& text);
+std::string alignment_name(const AlignmentOutput& alignment);
+
+// The (source, target) pairs of rows [targets x sources], sorted by source, then target.
+std::vector<std::pair<std::size_t, std::size_t>> hard_alignment(const std::vector<float>& rows,
+                                                                std::size_t sources,
+                                                                float threshold);
+
+// The source positions of rows that hold one row per target token (none: 0).
+inline std::size_t alignment_sources(const std::vector<float>& rows, std::size_t targets) {
+  return targets == 0 ? 0 : rows.size() / targets;
+}
+
+// What marian-decoder prints after " ||| ".
+std::string alignment_text(const std::vector<float>& rows, std::size_t sources,
+                           const AlignmentOutput& alignment);
+
+}  // namespace s2s::pipeline
