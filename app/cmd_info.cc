@@ -63,6 +63,12 @@ void run_info(const InfoArgs& args, const Context& context) {
                 static_cast<long long>(c.relative_max_distance));
   std::printf("  embeddings shared: %s, output tied: %s, output bias: %s\n",
               yes_no(c.shared_embeddings), yes_no(c.tied_output), yes_no(c.output_bias));
+  if (c.alignment_layer >= 0)
+    std::printf("  word alignment (--alignment): decoder layer %lld of %lld, head 1\n",
+                static_cast<long long>(c.alignment_layer + 1),
+                static_cast<long long>(c.decoder_layers));
+  else
+    std::printf("  word alignment (--alignment): not available: %s\n", c.alignment_note.c_str());
   std::printf("parameters: %lld\n", static_cast<long long>(info.parameters));
   std::printf("vocabulary: source %lld, target %lld\n",
               static_cast<long long>(c.source_vocab_size), static_cast<long long>(c.target_vocab_size));

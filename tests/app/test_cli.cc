@@ -43,6 +43,10 @@ TEST_CASE("s2s info describes every fixture", "[cli]") {
       CHECK(r.out.find("parameters: ") != std::string::npos);
       CHECK(r.out.find("special ids: ") != std::string::npos);
       CHECK(r.out.find("source pieces: ") != std::string::npos);
+      // Whether --alignment works, and why not (Hugging Face folders do not say which head).
+      CHECK(r.out.find(name.rfind("hf-", 0) == 0 ? "word alignment (--alignment): not available: "
+                                                 : "word alignment (--alignment): decoder layer ") !=
+            std::string::npos);
     }
   }
   // The model's decoder.yml: what s2s applies, and what it ignores, each said.

@@ -185,14 +185,14 @@ TEST_CASE("alignment option is refused where it cannot be given", "[app][alignme
     CHECK(r.exit_code == 2);
     CHECK(test::count_lines(r.err) == 1);
   }
-  // A blank line keeps its empty record; jsonl gets an "alignment" list.
+  // A blank line keeps its empty record; jsonl gets a "piece_alignment" list.
   const auto jsonl = test::run_s2s("translate --alignment --format jsonl -m '" + marian + "'",
                                    "Hello world\n\n");
   REQUIRE(jsonl.exit_code == 0);
   const std::vector<std::string> records = test::split_lines(jsonl.out);
   REQUIRE(records.size() == 2);
-  CHECK(nlohmann::json::parse(records[0])["alignment"].size() > 0);
-  CHECK(nlohmann::json::parse(records[1])["alignment"].empty());
+  CHECK(nlohmann::json::parse(records[0])["piece_alignment"].size() > 0);
+  CHECK(nlohmann::json::parse(records[1])["piece_alignment"].empty());
 }
 
 }  // namespace s2s

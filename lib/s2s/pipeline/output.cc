@@ -39,7 +39,7 @@ void add_scores(const text::TextCodec& codec, const std::vector<std::int32_t>& i
   record["token_scores"] = std::move(token_scores);
 }
 
-// jsonl "alignment" of rows for `targets` target pieces: [[source, target], ...] pairs of
+// jsonl "piece_alignment" of rows for `targets` target pieces: [[source, target], ...] pairs of
 // pieces (</s> included), or with soft alignment one list of source weights per target piece.
 Json alignment_json(const std::vector<float>& rows, std::size_t targets,
                     const AlignmentOutput& alignment) {
@@ -73,7 +73,7 @@ Json hypothesis_json(const OutputFormatter& formatter, const text::TextCodec& co
                hypothesis->token_scores, record);
   }
   if (formatter.alignment().on())
-    record["alignment"] = hypothesis == nullptr ? Json::array()
+    record["piece_alignment"] = hypothesis == nullptr ? Json::array()
                                                 : alignment_json(hypothesis->alignment,
                                                                  hypothesis->ids.size(),
                                                                  formatter.alignment());
@@ -204,7 +204,7 @@ void append_score_jsonl(const text::TextCodec& codec, const PairScore& score, st
   add_scores(codec, score.target_ids, score.score, score.normalized_score, score.token_scores,
              record);
   if (alignment.on())
-    record["alignment"] = alignment_json(score.alignment, score.target_ids.size(), alignment);
+    record["piece_alignment"] = alignment_json(score.alignment, score.target_ids.size(), alignment);
   append_json_line(record, out);
 }
 

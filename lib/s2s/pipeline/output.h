@@ -46,7 +46,7 @@ std::optional<OutputFormat> parse_output_format(const std::string& name);
 std::string marian_float(float value);
 
 // score's jsonl record of one pair: {"score", "normalized_score", "tokens", "token_scores"}.
-// With alignment on, also "alignment" as translate's jsonl has it.
+// With alignment on, also "piece_alignment" as translate's jsonl has it.
 void append_score_jsonl(const text::TextCodec& codec, const PairScore& score, std::string& out,
                         const AlignmentOutput& alignment = {});
 // score's jsonl record of a corpus figure: {"summary": kind, "value": value}.
@@ -58,7 +58,8 @@ class OutputFormatter {
  public:
   // all_hypotheses: print the whole n-best list (--n-best), not only the best.
   // alignment: with --alignment, text and nbest records get " ||| " and the alignment after
-  // the translation (pipeline/alignment.h), and jsonl records an "alignment" list.
+  // the translation (pipeline/alignment.h), and jsonl records a "piece_alignment" list: [[s, t],
+  // ...] piece positions (</s> included), or with soft alignment one weight list per target piece.
   OutputFormatter(const text::TextCodec& codec, OutputFormat format, bool all_hypotheses,
                   TargetText target_text = TargetText::decoded, AlignmentOutput alignment = {});
 

@@ -122,7 +122,7 @@ const OptionSpec<Settings> kRows[] = {
      "Word alignment after each translation, as marian-decoder prints it (' ||| 0-0 1-2 ...', "
      "source-target piece positions, </s> included): hard (the most attended source piece of "
      "each target piece; a bare --alignment), a threshold T (every pair above T) or soft (all "
-     "weights); jsonl gets an \"alignment\" list. Marian models (transformer-guided-alignment-"
+     "weights); jsonl gets a \"piece_alignment\" list. Marian models (transformer-guided-alignment-"
      "layer) and CTranslate2 models with one alignment head"},
     {"target-lang", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(target_lang),
      "Multilingual models: target language code (e.g. deu), put before every line as >>deu<<"},
