@@ -33,8 +33,10 @@ search::Hypothesis hypothesis(const std::string& text, float first_score) {
 
 // Two hypotheses, best first.
 pipeline::Translation two_best() {
-  return pipeline::Translation{
-      {hypothesis("This License is free software.", -0.5f), hypothesis("Hello world", -1.0f)}};
+  pipeline::Translation t;
+  t.hypotheses = {hypothesis("This License is free software.", -0.5f),
+                  hypothesis("Hello world", -1.0f)};
+  return t;
 }
 
 std::string format(pipeline::OutputFormat f, bool all, const pipeline::Translation& t,
@@ -131,7 +133,8 @@ TEST_CASE("jsonl output: one object per line with tokens and scores", "[pipeline
     CHECK(j.at("n_best").empty());
   }
   SECTION("scores print as short decimals") {
-    pipeline::Translation short_scores{{hypothesis("Hello", -0.1f)}};
+    pipeline::Translation short_scores;
+    short_scores.hypotheses = {hypothesis("Hello", -0.1f)};
     const std::string out = format(pipeline::OutputFormat::jsonl, false, short_scores);
     CHECK(out.find("\"token_scores\":[-0.1,-0.35") != std::string::npos);
   }

@@ -1,15 +1,16 @@
 // Word alignment (--alignment): the alignment layer's head-0 cross-attention carried along beam
 // search and teacher forcing, against the numpy reference (tools/fixtures/make_alignment_goldens.py:
 // Marian's transformer-guided-alignment-layer "last" and 1), and which models can give it.
-#include <cmath>
-
 #include <algorithm>
+#include <cmath>
+#include <iterator>
 #include <sstream>
 
 #include "app/cli_runner.h"
 #include "fixtures.h"
 #include "golden_search.h"
 #include "s2s/batch/batch.h"
+#include "s2s/pipeline/alignment.h"
 #include "s2s/search/beam.h"
 
 namespace s2s {
@@ -193,6 +194,75 @@ TEST_CASE("alignment option is refused where it cannot be given", "[app][alignme
   REQUIRE(records.size() == 2);
   CHECK(nlohmann::json::parse(records[0])["piece_alignment"].size() > 0);
   CHECK(nlohmann::json::parse(records[1])["piece_alignment"].empty());
+}
+
+}  // namespace s2s
+
+namespace s2s {
+
+TEST_CASE("piece alignments seen as words and character spans", "[pipeline][alignment]") {
+  // Source "Ein kleines Haus" as pieces ▁Ein ▁klein es ▁Haus </s>: words 0 1 1 2 -;
+  // target "A café" as ▁A ▁caf é </s>: words 0 1 1 -.
+  const std::vector<long> source_words = {0, 1, 1, 2, -1}, target_words = {0, 1, 1, -1};
+  const std::vector<std::pair<std::size_t, std::size_t>> pieces = {
+      {0, 0}, {1, 2}, {2, 1}, {3, 1}, {4, 3}};  // the </s> pair belongs to no word
+  const pipeline::WordAlignment a =
+      pipeline::word_alignment(pieces, source_words, "Ein  kleines Haus", target_words, "A café");
+  using Pair = std::pair<std::size_t, std::size_t>;
+  CHECK(a.pairs == std::vector<Pair>{{0, 0}, {1, 1}, {2, 1}});
+  using Span = std::array<std::size_t, 4>;
+  // Characters, not bytes: "café" is 4 characters (5 bytes); two spaces before "kleines".
+  CHECK(a.spans == std::vector<Span>{{0, 3, 0, 1}, {5, 12, 2, 6}, {13, 17, 2, 6}});
+  // Words that do not match the text's tokens one for one: pairs, but no spans.
+  const pipeline::WordAlignment b =
+      pipeline::word_alignment(pieces, source_words, "Ein kleinesHaus", target_words, "A café");
+  CHECK(b.pairs.size() == 3);
+  CHECK(b.spans.empty());
+}
+
+TEST_CASE("jsonl word alignment spans point at the words of the line", "[app][alignment]") {
+  const std::string input = "The café is small.\nI like green apples, really.\n";
+  const auto r = test::run_s2s("translate --alignment --format jsonl -b 4", input);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::vector<std::string> sources = test::split_lines(input);
+  const std::vector<std::string> records = test::split_lines(r.out);
+  REQUIRE(records.size() == sources.size());
+  // The code points of a UTF-8 string.
+  const auto chars = [](const std::string& s) {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if ((static_cast<unsigned char>(s[i]) & 0xC0) == 0x80)
+        out.back() += s[i];
+      else
+        out.emplace_back(1, s[i]);
+    }
+    return out;
+  };
+  const auto word_at = [&](const std::string& text, std::size_t begin, std::size_t end) {
+    const std::vector<std::string> c = chars(text);
+    REQUIRE(end <= c.size());
+    std::string w;
+    for (std::size_t i = begin; i < end; ++i) w += c[i];
+    return w;
+  };
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const nlohmann::json j = nlohmann::json::parse(records[i]);
+    const auto& pairs = j["alignment"];
+    const auto& spans = j["alignment_spans"];
+    REQUIRE(pairs.size() == spans.size());
+    CHECK(pairs.size() >= 3);
+    std::istringstream source_words(sources[i]), target_words(j["translation"].get<std::string>());
+    std::vector<std::string> sw{std::istream_iterator<std::string>(source_words), {}};
+    std::vector<std::string> tw{std::istream_iterator<std::string>(target_words), {}};
+    for (std::size_t k = 0; k < pairs.size(); ++k) {
+      const auto s = pairs[k][0].get<std::size_t>(), t = pairs[k][1].get<std::size_t>();
+      REQUIRE(s < sw.size());
+      REQUIRE(t < tw.size());
+      CHECK(word_at(sources[i], spans[k][0][0], spans[k][0][1]) == sw[s]);
+      CHECK(word_at(j["translation"].get<std::string>(), spans[k][1][0], spans[k][1][1]) == tw[t]);
+    }
+  }
 }
 
 }  // namespace s2s

@@ -54,6 +54,68 @@ std::vector<std::pair<std::size_t, std::size_t>> hard_alignment(const std::vecto
   return pairs;
 }
 
+namespace {
+
+// The [begin, end) code point offsets of the whitespace-separated tokens of `text`.
+std::vector<std::array<std::size_t, 2>> token_spans(const std::string& text) {
+  std::vector<std::array<std::size_t, 2>> spans;
+  std::size_t chars = 0;
+  bool in_token = false;
+  for (unsigned char c : text) {
+    if ((c & 0xC0) == 0x80) continue;  // a UTF-8 continuation byte: same character
+    const bool space = c == ' ' || (c >= '\t' && c <= '\r');
+    if (!space && !in_token) spans.push_back({chars, chars});
+    if (!space) spans.back()[1] = chars + 1;
+    in_token = !space;
+    ++chars;
+  }
+  return spans;
+}
+
+std::size_t word_count(const std::vector<long>& words) {
+  long most = -1;
+  for (long w : words) most = std::max(most, w);
+  return static_cast<std::size_t>(most + 1);
+}
+
+}  // namespace
+
+std::vector<long> word_of_piece(const std::vector<std::int32_t>& ids, const text::Vocabulary& vocab,
+                                std::int32_t eos, bool skip_first) {
+  static const std::string kWordMark = "\xe2\x96\x81";  // '▁'
+  std::vector<long> words(ids.size(), -1);
+  long word = -1;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] == eos || (skip_first && i == 0)) continue;
+    if (word < 0 || vocab.piece(ids[i]).compare(0, kWordMark.size(), kWordMark) == 0) ++word;
+    words[i] = word;
+  }
+  return words;
+}
+
+WordAlignment word_alignment(const std::vector<std::pair<std::size_t, std::size_t>>& piece_pairs,
+                             const std::vector<long>& source_words, const std::string& source_text,
+                             const std::vector<long>& target_words,
+                             const std::string& target_text) {
+  WordAlignment a;
+  for (const auto& [s, t] : piece_pairs) {
+    if (s >= source_words.size() || t >= target_words.size()) continue;
+    if (source_words[s] < 0 || target_words[t] < 0) continue;
+    a.pairs.emplace_back(static_cast<std::size_t>(source_words[s]),
+                         static_cast<std::size_t>(target_words[t]));
+  }
+  std::sort(a.pairs.begin(), a.pairs.end());
+  a.pairs.erase(std::unique(a.pairs.begin(), a.pairs.end()), a.pairs.end());
+  const auto source_spans = token_spans(source_text), target_spans = token_spans(target_text);
+  if (source_spans.size() != word_count(source_words) ||
+      target_spans.size() != word_count(target_words))
+    return a;
+  for (const auto& [s, t] : a.pairs)
+    a.spans.push_back(
+        {source_spans[s][0], source_spans[s][1], target_spans[t][0], target_spans[t][1]});
+  return a;
+}
+
 std::string alignment_text(const std::vector<float>& rows, std::size_t sources,
                            const AlignmentOutput& alignment) {
   std::string out;

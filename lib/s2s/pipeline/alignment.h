@@ -8,10 +8,14 @@
 //   soft: every row, values separated by ",", rows by " " (floats as marian_float prints them).
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "s2s/text/vocab.h"
 
 namespace s2s::pipeline {
 
@@ -36,6 +40,24 @@ std::vector<std::pair<std::size_t, std::size_t>> hard_alignment(const std::vecto
 inline std::size_t alignment_sources(const std::vector<float>& rows, std::size_t targets) {
   return targets == 0 ? 0 : rows.size() / targets;
 }
+
+// Piece pairs seen as words, for jsonl: SentencePiece marks the first piece of every word with
+// '▁', so a piece position maps to a word position; </s> and a --target-lang label (skip_first)
+// belong to no word. A word's characters are those of the n-th whitespace-separated token of
+// its line, counted in code points; when a side's words do not match its tokens one for one
+// (a truncated line, --no-spm-decode, text SentencePiece normalised away) spans is empty.
+struct WordAlignment {
+  std::vector<std::pair<std::size_t, std::size_t>> pairs;  // (source word, target word), sorted
+  std::vector<std::array<std::size_t, 4>> spans;           // per pair: source [b, e), target [b, e)
+};
+
+// The word of each piece (-1: none).
+std::vector<long> word_of_piece(const std::vector<std::int32_t>& ids, const text::Vocabulary& vocab,
+                                std::int32_t eos, bool skip_first);
+
+WordAlignment word_alignment(const std::vector<std::pair<std::size_t, std::size_t>>& piece_pairs,
+                             const std::vector<long>& source_words, const std::string& source_text,
+                             const std::vector<long>& target_words, const std::string& target_text);
 
 // What marian-decoder prints after " ||| ".
 std::string alignment_text(const std::vector<float>& rows, std::size_t sources,

@@ -58,8 +58,30 @@ Json alignment_json(const std::vector<float>& rows, std::size_t targets,
   return list;
 }
 
+// jsonl "alignment" (word pairs) and "alignment_spans" (characters, when the words match the
+// text) of a hard alignment, for a line translated whole (alignment.h word_alignment).
+void add_word_alignment(const OutputFormatter& formatter, const text::TextCodec& codec,
+                        const Translation& translation, const search::Hypothesis& h,
+                        const std::string& target_text, Json& record) {
+  const AlignmentOutput& alignment = formatter.alignment();
+  if (alignment.kind != AlignmentOutput::Kind::hard || translation.source_ids.empty()) return;
+  const WordAlignment words = word_alignment(
+      hard_alignment(h.alignment, translation.source_ids.size(), alignment.threshold),
+      word_of_piece(translation.source_ids, codec.source_vocab(), codec.source_vocab().eos_id(),
+                    translation.source_label),
+      translation.source_text,
+      word_of_piece(h.ids, codec.target_vocab(), codec.target_vocab().eos_id(), false),
+      target_text);
+  Json pairs = Json::array(), spans = Json::array();
+  for (const auto& [s, t] : words.pairs) pairs.push_back(Json::array({s, t}));
+  for (const auto& sp : words.spans)
+    spans.push_back(Json::array({Json::array({sp[0], sp[1]}), Json::array({sp[2], sp[3]})}));
+  record["alignment"] = std::move(pairs);
+  if (!words.spans.empty() || words.pairs.empty()) record["alignment_spans"] = std::move(spans);
+}
+
 Json hypothesis_json(const OutputFormatter& formatter, const text::TextCodec& codec,
-                     const search::Hypothesis* hypothesis) {
+                     const Translation& translation, const search::Hypothesis* hypothesis) {
   Json record = Json::object();
   if (hypothesis == nullptr) {  // a blank input line
     record["translation"] = "";
@@ -72,11 +94,15 @@ Json hypothesis_json(const OutputFormatter& formatter, const text::TextCodec& co
     add_scores(codec, hypothesis->ids, hypothesis->score, hypothesis->normalized_score,
                hypothesis->token_scores, record);
   }
-  if (formatter.alignment().on())
-    record["piece_alignment"] = hypothesis == nullptr ? Json::array()
-                                                : alignment_json(hypothesis->alignment,
-                                                                 hypothesis->ids.size(),
-                                                                 formatter.alignment());
+  if (formatter.alignment().on()) {
+    record["piece_alignment"] =
+        hypothesis == nullptr
+            ? Json::array()
+            : alignment_json(hypothesis->alignment, hypothesis->ids.size(), formatter.alignment());
+    if (hypothesis != nullptr)
+      add_word_alignment(formatter, codec, translation, *hypothesis,
+                         record["translation"].get<std::string>(), record);
+  }
   return record;
 }
 
@@ -188,11 +214,12 @@ void OutputFormatter::append_nbest(const Translation& translation, std::size_t l
 
 void OutputFormatter::append_jsonl(const Translation& translation, std::string& out) const {
   const auto& hypotheses = translation.hypotheses;
-  Json record = hypothesis_json(*this, codec_, hypotheses.empty() ? nullptr : &hypotheses.front());
+  Json record = hypothesis_json(*this, codec_, translation,
+                                hypotheses.empty() ? nullptr : &hypotheses.front());
   if (all_hypotheses_) {
     Json list = Json::array();
     for (const search::Hypothesis& h : hypotheses)
-      list.push_back(hypothesis_json(*this, codec_, &h));
+      list.push_back(hypothesis_json(*this, codec_, translation, &h));
     record["n_best"] = std::move(list);
   }
   append_json_line(record, out);

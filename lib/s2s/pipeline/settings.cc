@@ -122,7 +122,8 @@ const OptionSpec<Settings> kRows[] = {
      "Word alignment after each translation, as marian-decoder prints it (' ||| 0-0 1-2 ...', "
      "source-target piece positions, </s> included): hard (the most attended source piece of "
      "each target piece; a bare --alignment), a threshold T (every pair above T) or soft (all "
-     "weights); jsonl gets a \"piece_alignment\" list. Marian models (transformer-guided-alignment-"
+     "weights); jsonl gets \"piece_alignment\", and word pairs with character spans "
+     "(\"alignment\", \"alignment_spans\"). Marian models (transformer-guided-alignment-"
      "layer) and CTranslate2 models with one alignment head"},
     {"target-lang", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(target_lang),
      "Multilingual models: target language code (e.g. deu), put before every line as >>deu<<"},
@@ -148,15 +149,13 @@ const OptionSpec<Settings> kRows[] = {
     {"workers", "", nullptr, false, Bound::at_least_one, nullptr, S2S_FIELD(workers),
      "Translators running at once on one shared model, each on its own part of the input (for "
      "large inputs; one worker with all threads gives the fastest single sentence)"},
-    {"precision", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(precision),
-     kPrecisionHelp},
+    {"precision", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(precision), kPrecisionHelp},
     {"format", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(format),
      "Output: text, nbest (id ||| translation ||| F0= score ||| normalized score) or jsonl"},
     {"no-spm-decode", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(no_spm_decode),
      "Print translations as their target SentencePiece pieces separated by spaces instead of "
      "detokenized text, in every --format (as marian-decoder --no-spm-decode)"},
-    {"quiet", "", "quiet-translation", false, Bound::any, nullptr, S2S_FIELD(quiet),
-     kQuietHelp},
+    {"quiet", "", "quiet-translation", false, Bound::any, nullptr, S2S_FIELD(quiet), kQuietHelp},
 };
 }  // namespace translate_table
 

@@ -100,6 +100,7 @@ struct Units {
   std::vector<std::vector<std::int32_t>> ids;
   std::vector<std::size_t> line;  // the input line of each unit
   search::Prefixes prefix;        // the target prefix of each unit (empty: none)
+  std::vector<std::string> text;  // with alignment: each whole line's cleaned text
 };
 
 // The target prefix after the line's first tab (TranslateOptions::target_prefix), as target
@@ -167,6 +168,7 @@ std::size_t add_pieces(const std::string& cleaned, std::size_t line, const text:
     units.ids.push_back(std::move(piece_ids));
     units.line.push_back(line);
     units.prefix.emplace_back();
+    units.text.emplace_back();
   }
   return pieces.size();
 }
@@ -198,6 +200,7 @@ Units make_units(const std::vector<std::string>& lines, std::size_t first_line_n
       units.ids.push_back(std::move(line_ids));
       units.line.push_back(i);
       units.prefix.push_back(std::move(prefix));
+      units.text.push_back(options.alignment.on() ? cleaned : std::string());
       continue;
     }
     note.source_tokens = chunked.tokens;
@@ -211,6 +214,7 @@ Units make_units(const std::vector<std::string>& lines, std::size_t first_line_n
         units.ids.push_back(std::move(line_ids));
         units.line.push_back(i);
         units.prefix.push_back(std::move(prefix));
+        units.text.emplace_back();  // its words are not all translated: no word mapping
         note.long_line = InputNotes::LongLine::truncated;
         continue;
       case LongLines::split:
@@ -305,6 +309,11 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
       translation.hypotheses.push_back(join_pieces(pieces, *model_, options_.search, notes[line]));
     } else {
       translation.hypotheses = std::move(found[u]);
+      if (options_.alignment.on()) {
+        translation.source_ids = units.ids[u];
+        translation.source_text = std::move(units.text[u]);
+        translation.source_label = !options_.target_label.empty();
+      }
     }
     done(line, std::move(translation), notes[line]);
   };

@@ -74,6 +74,13 @@ struct InputNotes {
 // for a blank line).
 struct Translation {
   std::vector<search::Hypothesis> hypotheses;
+  // With alignment, for a line translated whole: the source the model read, to map piece
+  // alignments to words and characters (pipeline/alignment.h): its ids, the cleaned line (the
+  // line as given unless it held invalid UTF-8 or control characters), and whether a
+  // --target-lang label was put before it (its first piece, not in source_text).
+  std::vector<std::int32_t> source_ids;
+  std::string source_text;
+  bool source_label = false;
 };
 
 class Translator {
