@@ -11,6 +11,7 @@ Decoder::Decoder(layers::WeightStore& weights, const ModelConfig& config, Tensor
                  Tensor positions)
     : heads_(config.heads),
       alignment_layer_(config.alignment_layer),
+      alignment_note_(config.alignment_note),
       d_model_(config.d_model),
       start_id_(config.decoder_start_id),
       cache_dtype_(weights.linear_precision() == ops::Precision::f32 ? DataType::f32
@@ -130,6 +131,16 @@ void Decoder::step(DecoderState& state, const std::vector<std::int32_t>& previou
   ++state.step_;
 }
 
+void Decoder::check_alignment() const {
+  if (alignment_layer_ < 0)
+    throw UsageError("--alignment: this model cannot give word alignments: " + alignment_note_);
+}
+
+void Decoder::keep_alignment(DecoderState& state) const {
+  check_alignment();
+  state.keep_alignment_ = true;
+}
+
 void Decoder::keep_alignment_rows(const Layer& layer, DecoderState& state) const {
   const dim_t batch = state.batch_size(), keys = state.layers_.front().cross_keys.dim(2);
   state.alignment_.resize({batch, keys});
@@ -151,6 +162,7 @@ void Decoder::forward_all(const EncoderOutput& encoded, const Tensor& target,
 
 void Decoder::target_log_probs(const EncoderOutput& encoded, const Tensor& target,
                                Tensor& log_probs, Tensor* alignment) const {
+  if (alignment != nullptr) check_alignment();
   Tensor x;
   forward_layers(encoded, target, x, alignment);
   if (has_final_norm_) final_norm_(x, x);

@@ -32,6 +32,11 @@ class Decoder {
   void start(const EncoderOutput& encoded, dim_t max_steps, DecoderState& state,
              dim_t max_rows = 0) const;
 
+  // UsageError when the model names no alignment layer, saying why (ModelConfig::alignment_note).
+  void check_alignment() const;
+  // Word alignment for the steps of this batch (DecoderState::alignment_row); check_alignment.
+  void keep_alignment(DecoderState& state) const;
+
   // previous: int32 ids [B] of the tokens chosen at the previous step (start_id() at step 0).
   // logits: [B, V] raw scores for the next token.
   void step(DecoderState& state, const std::vector<std::int32_t>& previous, Tensor& logits) const;
@@ -71,6 +76,7 @@ class Decoder {
 
   dim_t heads_;
   dim_t alignment_layer_;  // ModelConfig::alignment_layer
+  std::string alignment_note_;
   dim_t d_model_;
   std::int32_t start_id_;
   // Of the key/value caches of step(): float32, or bfloat16 when the linear layers run in

@@ -39,10 +39,10 @@ class DecoderState {
   // keys and values never move.
   void select_rows(const std::vector<std::int32_t>& rows);
 
-  // Word alignment: once asked (after Decoder::start, which turns it off), every step keeps
-  // each row's cross-attention probabilities of the model's alignment layer, head 0, over its
-  // source positions: alignment_row(r) holds source_length(r) floats until the next step.
-  void keep_alignment() { keep_alignment_ = true; }
+  // Word alignment: once asked (Decoder::keep_alignment, after Decoder::start, which turns it
+  // off), every step keeps each row's cross-attention probabilities of the model's alignment
+  // layer, head 0, over its source positions: alignment_row(r) holds source_length(r) floats
+  // until the next step.
   const float* alignment_row(dim_t r) const { return alignment_.data<float>() + r * alignment_.dim(1); }
   dim_t source_length(dim_t r) const { return source_lengths_[static_cast<std::size_t>(r)]; }
 

@@ -12,9 +12,7 @@ Scorer::Scorer(std::shared_ptr<const model::Model> model, ScoreOptions options)
     : model_(std::move(model)), options_(options) {
   if (options_.batch_size < 1) throw UsageError("batch size must be at least 1");
   if (options_.batch_tokens < 0) throw UsageError("batch tokens must not be negative");
-  if (options_.alignment.on() && model_->config().alignment_layer < 0)
-    throw UsageError("--alignment: this model cannot give word alignments: " +
-                     model_->config().alignment_note);
+  if (options_.alignment.on()) model_->decoder().check_alignment();  // before any input
 }
 
 std::vector<PairScore> Scorer::score(const std::vector<std::pair<std::string, std::string>>& pairs,

@@ -83,9 +83,7 @@ Translator::Translator(std::shared_ptr<const model::Model> model, TranslateOptio
                      " (</s>, language label) to every sentence");
   multilingual_ = !model_->codec().source_vocab().language_tokens().empty();
   options_.search.alignment = options_.alignment.on();
-  if (options_.alignment.on() && model_->config().alignment_layer < 0)
-    throw UsageError("--alignment: this model cannot give word alignments: " +
-                     model_->config().alignment_note);
+  if (options_.alignment.on()) model_->decoder().check_alignment();  // before any input
   // A translation is held to --max-length as its source is (search/options.h); not to a learned
   // position table, which Marian clamps for targets (model-formats.md §1.2).
   if (options_.search.max_length <= 0 || options_.search.max_length > options_.max_length)

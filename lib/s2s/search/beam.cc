@@ -156,7 +156,7 @@ std::vector<std::vector<Hypothesis>> beam_search(const model::Model& model,
   // One state per thread, kept across batches: its caches are allocated once, not per batch.
   thread_local model::DecoderState state;
   model.decoder().start(encoded, longest, state, batch * options.beam_size);
-  if (options.alignment) state.keep_alignment();
+  if (options.alignment) model.decoder().keep_alignment(state);
   std::vector<std::int32_t> previous(batch, model.decoder().start_id());
   // Kept across batches as the state is: [rows, V] logits are tens of MB, faulted in afresh
   // for every batch if allocated per call. The log-softmax runs in place (the logits are not

@@ -134,7 +134,7 @@ std::vector<std::vector<Hypothesis>> sample_search(const model::Model& model,
   thread_local model::DecoderState state;
   thread_local Tensor log_probs;
   model.decoder().start(encoded, longest, state, batch * per_sentence);
-  if (options.alignment) state.keep_alignment();
+  if (options.alignment) model.decoder().keep_alignment(state);
   std::vector<std::int32_t> previous(batch, model.decoder().start_id());
   const ForbiddenIds forbidden(model, options, model.config().target_vocab_size);
   while (!live.empty()) {
