@@ -17,8 +17,13 @@ the single start state with width beam_size, finished hypotheses leave the beam 
 shrinks, normalisation only in the final ranking, n-best tie-breaks) with the top-k selection
 replaced by Post & Vilar 2018 ("Fast Lexically Constrained Decoding with Dynamic Beam
 Allocation for Neural Machine Translation", NAACL 2018, section 3) as Sockeye implements it in
-sockeye/lexical_constraints.py (awslabs/sockeye @038ee765: ConstrainedHypothesis.allowed /
-advance / is_valid, get_bank_sizes, topk).  Differences from Sockeye are marked [not Sockeye].
+sockeye/lexical_constraints.py (awslabs/sockeye @038ee765, 2018: ConstrainedHypothesis.allowed
+:105-128, is_valid :138-145, advance :147-191 (back-out of a phrase :168-174), get_bank_sizes
+:217-250 (bank 0's excess to bank C via (i - 1) % num_banks :248), topk :285-379; unchanged in
+the last version before the file was removed, c44f1262~1: allowed :323, is_valid :356, advance
+:365, get_bank_sizes :435, topk/_sequential_topk :503).  Differences from Sockeye are marked
+[not Sockeye]; Sockeye also keeps finished hypotheses in the beam (inactive rows) where Marian,
+and this module, remove them and shrink the beam.
 
 CONSTRAINTS.  A list of phrases, each a non-empty list of target token ids (no </s>: the caller
 never builds one; asserted).  C = total number of tokens of all phrases.  No constraints (None or
