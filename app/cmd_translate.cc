@@ -256,7 +256,7 @@ void set_translate_command(CLI::App& app, const Context& context) {
       ->check(CLI::IsMember({"src", "none"}));
   cmd->add_option("--prefix-file", args->prefix_file,
                   "Target prefixes, one per input line (empty = none): each translation starts "
-                  "with its line's prefix (as --prefix, from a file of their own)")
+                  "with its line's prefix (as --prefix, from a file of their own) [default: none]")
       ->type_name("FILE");
   cmd->footer(
       "Where options come from, lowest first: the defaults shown; the model's decoder.yml\n"
