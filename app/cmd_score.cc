@@ -8,11 +8,13 @@
 // A side longer than --max-length tokens is truncated to fit, with a warning (a pair cannot be
 // split: its two sides must stay aligned), or is an error with --long-lines fail.
 #include <csignal>
+#include <optional>
 
 #include "commands.h"
 #include "interrupt.h"
 #include "io.h"
 #include "options.h"
+#include "shard_output.h"
 #include "s2s/core/log.h"
 #include "s2s/core/threads.h"
 #include "s2s/formats/detect.h"
@@ -30,6 +32,7 @@ struct ScoreArgs {
   std::string nbest;  // an n-best list to rescore
   std::string config;
   OptionFlags flags;
+  std::string shard;  // --shard K/N, or ""
 };
 
 constexpr std::size_t kWindow = 4096;  // most pairs scored per Scorer call
@@ -62,15 +65,26 @@ void check_combinations(const ScoreArgs& args, const pipeline::ScoreSettings& s)
     throw UsageError("--n-best needs --source FILE (the sources of the list)");
   if (args.nbest.empty() && args.source.empty() != args.target.empty())
     throw UsageError("--source and --target go together (or give tab-separated pairs)");
+  if (!args.shard.empty() && !s.summary.empty())
+    throw UsageError("--summary prints one corpus figure: the shards' figures would not add up "
+                     "to it (score the shards without --summary)");
+}
+
+// The file --shard cuts: the n-best list, the source file, or the tab-separated input.
+const std::string& sharded_file(const ScoreArgs& args) {
+  return !args.nbest.empty() ? args.nbest : !args.source.empty() ? args.source : args.input;
 }
 
 pipeline::PairReader open_pairs(const ScoreArgs& args, const pipeline::ScoreSettings& s,
-                                const File& input, const std::atomic<bool>* stop) {
+                                const File& input, const std::atomic<bool>* stop,
+                                const pipeline::Shard* shard) {
   const std::string name = args.input == "-" ? "standard input" : args.input;
   if (!args.nbest.empty())
-    return pipeline::PairReader::nbest(input.fd(), args.nbest, args.source, s.skip_bad, stop);
-  if (!args.source.empty()) return pipeline::PairReader::parallel(args.source, args.target, stop);
-  return pipeline::PairReader::tab_separated(input.fd(), name, s.skip_bad, stop);
+    return pipeline::PairReader::nbest(input.fd(), args.nbest, args.source, s.skip_bad, stop,
+                                       shard);
+  if (!args.source.empty())
+    return pipeline::PairReader::parallel(args.source, args.target, stop, shard);
+  return pipeline::PairReader::tab_separated(input.fd(), name, s.skip_bad, stop, shard);
 }
 
 // A side of a pair over the token limit: truncated to fit with a warning (--long-lines split or
@@ -96,15 +110,18 @@ void run_score(const ScoreArgs& args, const Context& context) {
   if (!config.empty()) pipeline::read_yaml_options(config, s);
   apply_flags(args.flags, s);
   check_combinations(args, s);
+  const std::optional<pipeline::Shard> shard = given_shard(
+      args.shard, sharded_file(args), args.source.empty() ? "-i FILE" : "--source FILE");
   if (s.quiet) log::set_level(log::Level::quiet);
   set_num_threads(static_cast<int>(s.threads));
   const std::atomic<bool>& stop = stop_gracefully();  // stops between batches
   const File input(args.nbest.empty() ? args.input : args.nbest, false);
-  pipeline::PairReader reader = open_pairs(args, s, input, &stop);
+  pipeline::PairReader reader = open_pairs(args, s, input, &stop, shard ? &*shard : nullptr);
   const auto model = formats::load_model(model_path(args.model, context),
                                          formats::SpmPaths{s.source_spm, s.target_spm}, s.precision);
   const pipeline::Scorer scorer(model, s.score);
-  const File output(args.output, true);
+  const File output(shard ? shard_output(args.output, sharded_file(args), *shard) : args.output,
+                    true);
   pipeline::ScoreFormatter formatter(
       model->codec(), {s.format, s.word_scores, !args.nbest.empty(), s.n_best_feature, s.summary,
                        s.score.alignment});
@@ -177,7 +194,11 @@ void set_score_command(CLI::App& app, const Context& context) {
       ->type_name("SOURCE TARGET");
   cmd->add_option("-i,--input", args->input,
                   "Tab-separated 'source<TAB>target' lines ('-' = stdin) [default: -]");
-  cmd->add_option("-o,--output", args->output, "Output file ('-' = stdout) [default: -]");
+  cmd->add_option("-o,--output", args->output,
+                  "Output file ('-' = stdout); with --shard also a folder or a name with {shard} "
+                  "[default: -]")
+      ->type_name("FILE");
+  add_shard_flag(*cmd, args->shard);
   cmd->add_option("--n-best", args->nbest,
                   "Rescore a Marian/Moses n-best list (needs --source); adds a feature to each line "
                   "[default: none]");

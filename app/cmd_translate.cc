@@ -17,12 +17,14 @@
 #include <algorithm>
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include "commands.h"
 #include "interrupt.h"
 #include "io.h"
 #include "options.h"
 #include "prefix_file.h"
+#include "shard_output.h"
 #include "s2s/core/log.h"
 #include "s2s/core/strings.h"
 #include "s2s/core/threads.h"
@@ -45,6 +47,7 @@ struct TranslateArgs {
   bool max_length_crop = false;
   std::string maxi_batch_sort = "src";
   std::string prefix_file;
+  std::string shard;  // --shard K/N, or ""
 };
 
 // The model's >>xxx<< language labels, space-separated ("" when it is not multilingual).
@@ -106,8 +109,10 @@ class InOrderWriter {
  public:
   using Warnings =
       std::function<std::vector<std::string>(std::size_t line_number, const pipeline::InputNotes&)>;
-  InOrderWriter(int fd, Progress& progress, Warnings warnings)
-      : fd_(fd), progress_(progress), warnings_(std::move(warnings)) {}
+  // `lines_before`: input lines before the first one written here (a shard's), so that warnings
+  // name lines of the whole input.
+  InOrderWriter(int fd, Progress& progress, Warnings warnings, std::size_t lines_before)
+      : fd_(fd), progress_(progress), warnings_(std::move(warnings)), lines_before_(lines_before) {}
 
   void start_window(std::size_t lines) {
     slots_.assign(lines, Slot{});
@@ -120,7 +125,8 @@ class InOrderWriter {
     std::string out;
     for (; next_ < slots_.size() && slots_[next_].ready; ++next_) {
       Slot& slot = slots_[next_];
-      for (const std::string& warning : warnings_(written_ + 1, slot.notes)) log::warning(warning);
+      for (const std::string& warning : warnings_(lines_before_ + written_ + 1, slot.notes))
+        log::warning(warning);
       out += slot.record;
       slot = Slot{};  // frees the written record
       ++written_;
@@ -143,6 +149,7 @@ class InOrderWriter {
   int fd_;
   Progress& progress_;
   Warnings warnings_;
+  std::size_t lines_before_;
   std::vector<Slot> slots_;
   std::size_t next_ = 0;     // first slot not yet written
   std::size_t written_ = 0;  // records written over the whole run
@@ -163,9 +170,18 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   if (!args.prefix_file.empty() && early.translate.target_prefix)
     throw UsageError("--prefix reads prefixes from the input (source<TAB>prefix) and "
                      "--prefix-file from a file of their own: give one of them");
+  const std::optional<pipeline::Shard> shard = given_shard(args.shard, args.input, "-i FILE");
   set_num_threads(static_cast<int>(early.threads));
   const pipeline::ParallelOptions parallel = pipeline::parallel_options(early);
   const File input(args.input, false);
+  // A shard: the input's lines from range.first_line, up to range.end (the whole input without).
+  pipeline::ShardRange range;
+  std::uint64_t input_bytes = pipeline::LineReader::kNoLimit;
+  if (shard) {
+    range = pipeline::seek_to_shard(input.fd(), *shard, args.input);
+    input_bytes = range.end - range.begin;
+  }
+  const std::size_t lines_before = range.lines_before();
   const std::shared_ptr<const model::Model> model =
       formats::load_model(model_path(args.model, context),
                           formats::SpmPaths{early.source_spm, early.target_spm}, early.precision);
@@ -187,34 +203,37 @@ void run_translate(const TranslateArgs& args, const Context& context) {
                                             settings.translate.search.n_best,
                                             pipeline::target_text(settings),
                                             settings.translate.alignment);
-  const File output(args.output, true);
+  const File output(shard ? shard_output(args.output, args.input, *shard) : args.output, true);
   // Progress only where it cannot mix with what the user types or reads.
   Progress progress(!settings.quiet && log::stderr_is_terminal() && !::isatty(input.fd()) &&
                     !::isatty(output.fd()));
 
   LabelWarnings labels(*model);
   const std::atomic<bool>& stop = stop_gracefully();
-  pipeline::LineReader reader(input.fd(), &stop);
+  pipeline::LineReader reader(input.fd(), &stop, input_bytes);
   std::unique_ptr<PrefixFile> prefixes;
-  if (!args.prefix_file.empty()) prefixes = std::make_unique<PrefixFile>(args.prefix_file, &stop);
+  if (!args.prefix_file.empty())
+    prefixes = std::make_unique<PrefixFile>(args.prefix_file, &stop, lines_before);
   InOrderWriter writer(output.fd(), progress,
                        [&](std::size_t line, const pipeline::InputNotes& notes) {
                          return input_warnings(line, notes, translator.limit(), labels);
-                       });
+                       },
+                       lines_before);
   std::vector<std::string> lines;
-  std::size_t window_start = 0;  // lines read before this window
+  std::size_t window_start = 0;  // lines read before this window (in this shard)
   // Windows grow from one batch to --maxi-batch lines: the first lines are written after one
   // batch, and every later window is long enough to sort by length.
   std::size_t window =
       static_cast<std::size_t>(std::min(settings.translate.batch_size, settings.maxi_batch));
   while (reader.next_window(lines, window)) {
-    if (window_start == 0) text::strip_bom(lines.front());  // a byte order mark starts the input, not a line
-    if (prefixes) prefixes->attach(lines, window_start + 1);
+    // A byte order mark starts the input, not a line (nor a shard).
+    if (window_start == 0 && lines_before == 0) text::strip_bom(lines.front());
+    if (prefixes) prefixes->attach(lines, lines_before + window_start + 1);
     writer.start_window(lines.size());
     pipeline::translate_in_parallel(
         translator, lines, parallel,
         [&](std::size_t i, pipeline::Translation translation, const pipeline::InputNotes& notes) {
-          const std::size_t line_id = window_start + i;
+          const std::size_t line_id = lines_before + window_start + i;  // of the whole input
           std::string record;
           if (settings.format != pipeline::OutputFormat::jsonl && !notes.piece_ends.empty())
             formatter.append_split(translation, notes.piece_ends, line_id, record);
@@ -223,14 +242,16 @@ void run_translate(const TranslateArgs& args, const Context& context) {
           if (!writer.put(i, std::move(record), notes))
             request_stop();  // the reader is gone: stop quietly
         },
-        window_start + 1, &stop);
+        lines_before + window_start + 1, &stop);
     window_start += lines.size();
     if (stop.load()) break;
     window = std::min(window * 2, static_cast<std::size_t>(settings.maxi_batch));
   }
   progress.update(writer.written(), true);
   if (stopped_by_signal()) throw Interrupted(writer.written());
-  if (prefixes && !stop.load()) prefixes->check_end(window_start);
+  // Only the last shard reaches the end of the input (and of the prefix file).
+  const bool to_the_end = !shard || shard->index + 1 == shard->count;
+  if (prefixes && !stop.load() && to_the_end) prefixes->check_end(lines_before + window_start);
 }
 
 }  // namespace
@@ -240,8 +261,13 @@ void set_translate_command(CLI::App& app, const Context& context) {
   CLI::App* cmd = app.add_subcommand("translate", "Translate text, one sentence per line");
   add_log_flag(*cmd);  // first: the errors of every other option reach the log too
   add_model_flags(*cmd, args->model);
-  cmd->add_option("-i,--input", args->input, "Input file ('-' = stdin)");
-  cmd->add_option("-o,--output", args->output, "Output file ('-' = stdout)");
+  cmd->add_option("-i,--input", args->input, "Input file ('-' = stdin) [default: -]")
+      ->type_name("FILE");
+  cmd->add_option("-o,--output", args->output,
+                  "Output file ('-' = stdout); with --shard also a folder or a name with {shard} "
+                  "[default: -]")
+      ->type_name("FILE");
+  add_shard_flag(*cmd, args->shard);
   cmd->add_option("--config", args->config,
                   "YAML file of options, keys as the long flags (flags given here win), or the "
                   "name of a shipped one: fast, quality");

@@ -3,12 +3,18 @@
 #include <algorithm>
 
 #include "s2s/core/error.h"
+#include "s2s/pipeline/shard.h"
 #include "s2s/text/clean.h"
 
 namespace s2s::app {
 
-PrefixFile::PrefixFile(const std::string& path, const std::atomic<bool>* stop)
-    : path_(path), file_(path, false), reader_(file_.fd(), stop) {}
+PrefixFile::PrefixFile(const std::string& path, const std::atomic<bool>* stop,
+                       std::size_t lines_before)
+    : path_(path), file_(path, false), reader_(file_.fd(), stop) {
+  // The reader has not read yet: moving the descriptor moves where it starts. A file that ends
+  // before leaves the descriptor at its end, and attach says which line is missing.
+  if (lines_before > 0) pipeline::seek_to_line(file_.fd(), lines_before + 1, path);
+}
 
 void PrefixFile::attach(std::vector<std::string>& lines, std::size_t first_line) {
   std::vector<std::string> more;

@@ -14,7 +14,9 @@ namespace s2s::app {
 
 class PrefixFile {
  public:
-  PrefixFile(const std::string& path, const std::atomic<bool>* stop);
+  // `lines_before`: input lines before the first one given to attach (a shard's), whose
+  // prefixes are skipped.
+  PrefixFile(const std::string& path, const std::atomic<bool>* stop, std::size_t lines_before = 0);
 
   // Turns each of `lines` (input lines first_line.. of the whole input) into
   // "source<TAB>prefix", the form the Translator reads with target_prefix (a tab inside the

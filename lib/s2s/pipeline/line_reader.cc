@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -23,7 +24,8 @@ void push_line(std::vector<std::string>& lines, const char* begin, std::size_t s
 
 }  // namespace
 
-LineReader::LineReader(int fd, const std::atomic<bool>* stop) : fd_(fd), stop_(stop) {}
+LineReader::LineReader(int fd, const std::atomic<bool>* stop, std::uint64_t max_bytes)
+    : fd_(fd), stop_(stop), left_(max_bytes) {}
 
 bool LineReader::take_line(std::vector<std::string>& lines) {
   const char* data = buffer_.data();
@@ -54,8 +56,13 @@ void LineReader::read_more() {
     scan_ -= pos_;
     pos_ = 0;
   }
+  if (left_ == 0) {  // the end of a byte range
+    eof_ = true;
+    return;
+  }
   const std::size_t old_size = buffer_.size();
-  buffer_.resize(old_size + kReadSize);
+  const std::size_t size = static_cast<std::size_t>(std::min<std::uint64_t>(kReadSize, left_));
+  buffer_.resize(old_size + size);
   ssize_t n;
   // With a stop flag, wait in short polls: a signal that lands just before read(2) would
   // otherwise leave us blocked in it until more input comes.
@@ -63,7 +70,7 @@ void LineReader::read_more() {
     pollfd p{fd_, POLLIN, 0};
     if (::poll(&p, 1, kStopPollMs) != 0) break;  // input, end of input, error, or EINTR
   }
-  do n = stopped() ? -1 : ::read(fd_, &buffer_[old_size], kReadSize);
+  do n = stopped() ? -1 : ::read(fd_, &buffer_[old_size], size);
   while (n < 0 && errno == EINTR && !stopped());
   if (stopped()) {  // stopped while waiting for input
     buffer_.resize(old_size);
@@ -76,6 +83,7 @@ void LineReader::read_more() {
     throw InputError(std::string("cannot read input: ") + std::strerror(error));
   }
   buffer_.resize(old_size + static_cast<std::size_t>(n));
+  if (left_ != kNoLimit) left_ -= static_cast<std::uint64_t>(n);
   if (n == 0) eof_ = true;
 }
 

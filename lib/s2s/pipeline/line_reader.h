@@ -15,6 +15,8 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -22,9 +24,14 @@ namespace s2s::pipeline {
 
 class LineReader {
  public:
+  static constexpr std::uint64_t kNoLimit = std::numeric_limits<std::uint64_t>::max();
+
   // Does not take ownership of fd. `stop`, when given and true, ends the input: next_window
-  // returns false, and a read(2) interrupted by a signal (EINTR) is not retried.
-  explicit LineReader(int fd, const std::atomic<bool>* stop = nullptr);
+  // returns false, and a read(2) interrupted by a signal (EINTR) is not retried. With
+  // `max_bytes`, the input is the next max_bytes bytes from fd's position (a shard, shard.h):
+  // after them the input ends as at the end of the file.
+  explicit LineReader(int fd, const std::atomic<bool>* stop = nullptr,
+                      std::uint64_t max_bytes = kNoLimit);
 
   // Replaces `lines` with the next 1..max_lines lines. Returns early, with what it has, when no
   // more input is immediately available. Returns false (and no lines) at the end of input.
@@ -43,6 +50,7 @@ class LineReader {
   std::string buffer_;    // bytes read but not yet returned, from pos_
   std::size_t pos_ = 0;   // start of the unreturned bytes in buffer_
   std::size_t scan_ = 0;  // no '\n' in buffer_[pos_, scan_): saves rescanning a long line
+  std::uint64_t left_;    // bytes the input may still give (max_bytes less what was read)
   bool eof_ = false;
 };
 

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -26,23 +27,26 @@ int open_input(const std::string& path) {
   throw InputError(path + ": cannot open input file: " + why);
 }
 
-// Lines as LineReader splits them ('\n'; a last line without one counts).
-std::size_t count_lines(const std::string& path) {
-  const int fd = open_input(path);
+// Lines as LineReader splits them ('\n'; a last line without one counts) in the `max_bytes`
+// bytes of fd from `offset`; stops early, with a count over `most`, once there are more.
+std::size_t count_lines(int fd, const std::string& name, std::uint64_t offset = 0,
+                        std::uint64_t max_bytes = LineReader::kNoLimit,
+                        std::size_t most = static_cast<std::size_t>(-1)) {
   std::size_t lines = 0;
   bool open_line = false;
-  char buffer[1 << 16];
-  for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) != 0;) {
+  std::vector<char> buffer(1 << 20);
+  while (max_bytes > 0 && lines <= most) {
+    const std::size_t want = static_cast<std::size_t>(
+        std::min<std::uint64_t>(buffer.size(), max_bytes));
+    const ssize_t n = ::pread(fd, buffer.data(), want, static_cast<off_t>(offset));
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const std::string why = std::strerror(errno);
-      ::close(fd);
-      throw InputError(path + ": cannot read: " + why);
-    }
-    for (ssize_t i = 0; i < n; ++i) lines += buffer[i] == '\n';
-    open_line = buffer[n - 1] != '\n';
+    if (n < 0) throw InputError(name + ": cannot read: " + std::strerror(errno));
+    if (n == 0) break;
+    lines += static_cast<std::size_t>(std::count(buffer.data(), buffer.data() + n, '\n'));
+    open_line = buffer[static_cast<std::size_t>(n) - 1] != '\n';
+    offset += static_cast<std::uint64_t>(n);
+    max_bytes -= static_cast<std::uint64_t>(n);
   }
-  ::close(fd);
   return lines + (open_line ? 1 : 0);
 }
 
@@ -80,27 +84,62 @@ PairReader::PairReader(Kind kind, std::string name, bool skip_bad)
 PairReader::PairReader(PairReader&&) noexcept = default;
 PairReader::~PairReader() = default;
 
+ShardRange PairReader::open_first(int fd, const Shard* shard, const std::atomic<bool>* stop) {
+  ShardRange range;
+  std::uint64_t limit = LineReader::kNoLimit;
+  if (shard != nullptr) {
+    range = seek_to_shard(fd, *shard, name_);
+    limit = range.end - range.begin;
+    line_ = range.lines_before();
+  }
+  first_ = std::make_unique<LineReader>(fd, stop, limit);
+  return range;
+}
+
 PairReader PairReader::tab_separated(int fd, std::string name, bool skip_bad,
-                                     const std::atomic<bool>* stop) {
+                                     const std::atomic<bool>* stop, const Shard* shard) {
   PairReader reader(Kind::tab_separated, std::move(name), skip_bad);
-  reader.first_ = std::make_unique<LineReader>(fd, stop);
+  reader.open_first(fd, shard, stop);
   return reader;
 }
 
 PairReader PairReader::parallel(const std::string& source_path, const std::string& target_path,
-                                const std::atomic<bool>* stop) {
-  const std::size_t s = count_lines(source_path), t = count_lines(target_path);
-  if (s != t)
-    throw InputError(source_path + " has " + std::to_string(s) + " lines but " + target_path +
-                     " has " + std::to_string(t));
+                                const std::atomic<bool>* stop, const Shard* shard) {
   PairReader reader(Kind::parallel, source_path, false);
-  reader.first_ = std::make_unique<LineReader>(reader.files_->open(source_path), stop);
-  reader.second_ = std::make_unique<LineReader>(reader.files_->open(target_path), stop);
+  const int source = reader.files_->open(source_path);
+  const int target = reader.files_->open(target_path);
+  if (shard == nullptr) {
+    const std::size_t s = count_lines(source, source_path), t = count_lines(target, target_path);
+    if (s != t)
+      throw InputError(source_path + " has " + std::to_string(s) + " lines but " + target_path +
+                       " has " + std::to_string(t));
+  }
+  const ShardRange range = reader.open_first(source, shard, stop);
+  if (shard != nullptr) {  // the target file's lines of the same numbers
+    const std::size_t lines =
+        count_lines(source, source_path, range.begin, range.end - range.begin);
+    const bool last = shard->index + 1 == shard->count;
+    const bool found = seek_to_line(target, range.first_line, target_path);
+    const std::uint64_t at = static_cast<std::uint64_t>(::lseek(target, 0, SEEK_CUR));
+    const std::size_t t =
+        found ? count_lines(target, target_path, at, LineReader::kNoLimit,
+                            last ? static_cast<std::size_t>(-1) : lines)
+              : 0;
+    if (t < lines)
+      throw InputError(target_path + " has fewer lines than " + source_path + " (shard " +
+                       std::to_string(shard->index) + "/" + std::to_string(shard->count) +
+                       " needs lines " + std::to_string(range.first_line) +
+                       " to " + std::to_string(range.lines_before() + lines) + ")");
+    if (last && t > lines)
+      throw InputError(target_path + " has more lines than " + source_path + " (" +
+                       std::to_string(range.lines_before() + lines) + ")");
+  }
+  reader.second_ = std::make_unique<LineReader>(target, stop);
   return reader;
 }
 
 PairReader PairReader::nbest(int fd, std::string name, const std::string& sources_path,
-                             bool skip_bad, const std::atomic<bool>* stop) {
+                             bool skip_bad, const std::atomic<bool>* stop, const Shard* shard) {
   PairReader reader(Kind::nbest, std::move(name), skip_bad);
   reader.sources_name_ = sources_path;
   LineReader sources(reader.files_->open(sources_path), stop);
@@ -112,7 +151,7 @@ PairReader PairReader::nbest(int fd, std::string name, const std::string& source
       text::clean_text(line, cleaned);
       reader.sources_.push_back(std::move(cleaned));
     }
-  reader.first_ = std::make_unique<LineReader>(fd, stop);
+  reader.open_first(fd, shard, stop);
   return reader;
 }
 

@@ -9,6 +9,9 @@
 // line, control characters become spaces, a byte order mark starting the input is dropped.
 // A line that cannot be read (no tab, a third field, not an n-best line) is an InputError naming
 // the file and line, or with skip_bad a warning and an entry marked skipped.
+// Given a shard (shard.h), a reader reads only that shard of its input (tab-separated lines, the
+// n-best list, or the source file, with the same lines of the target file); its line numbers are
+// those of the whole input.
 #pragma once
 
 #include <atomic>
@@ -18,6 +21,7 @@
 #include <vector>
 
 #include "s2s/pipeline/line_reader.h"
+#include "s2s/pipeline/shard.h"
 
 namespace s2s::pipeline {
 
@@ -32,14 +36,21 @@ struct PairEntry {
 class PairReader {
  public:
   // `name` is what messages call the input ("standard input" or the file). Descriptors are
-  // borrowed. `stop`, when true, ends the input as LineReader's does.
+  // borrowed. `stop`, when true, ends the input as LineReader's does. `shard`, when given, is
+  // the part of the input read (fd must then be a regular file; it is moved to the shard).
   static PairReader tab_separated(int fd, std::string name, bool skip_bad,
-                                  const std::atomic<bool>* stop = nullptr);
-  // InputError when the two files have different line counts (checked before any is scored).
+                                  const std::atomic<bool>* stop = nullptr,
+                                  const Shard* shard = nullptr);
+  // InputError when the two files have different line counts (checked before any is scored;
+  // for a shard: when the target file lacks one of the shard's lines, or, for the last shard,
+  // has more).
   static PairReader parallel(const std::string& source_path, const std::string& target_path,
-                             const std::atomic<bool>* stop = nullptr);
+                             const std::atomic<bool>* stop = nullptr,
+                             const Shard* shard = nullptr);
+  // The shard is a part of the n-best list; the sources file is read whole.
   static PairReader nbest(int fd, std::string name, const std::string& sources_path,
-                          bool skip_bad, const std::atomic<bool>* stop = nullptr);
+                          bool skip_bad, const std::atomic<bool>* stop = nullptr,
+                          const Shard* shard = nullptr);
 
   PairReader(PairReader&&) noexcept;
   ~PairReader();
@@ -50,6 +61,8 @@ class PairReader {
  private:
   enum class Kind { tab_separated, parallel, nbest };
   PairReader(Kind kind, std::string name, bool skip_bad);
+  // first_ on fd: the whole input, or the shard's lines (fd moved to its start).
+  ShardRange open_first(int fd, const Shard* shard, const std::atomic<bool>* stop);
 
   void read_tab_separated(const std::string& line, PairEntry& e) const;
   void read_nbest(const std::string& line, PairEntry& e) const;

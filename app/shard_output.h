@@ -1,0 +1,28 @@
+// --shard K/N on the command line (translate and score): the flag, its checks, and where a
+// shard's output goes. The shard's byte range and line numbers are s2s/pipeline/shard.h's.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+
+#include "s2s/pipeline/shard.h"
+
+namespace s2s::app {
+
+// Registers --shard K/N into `text` ("" when not given).
+void add_shard_flag(CLI::App& cmd, std::string& text);
+
+// The shard given (nullopt when `text` is empty). UsageError when it is malformed or out of
+// range, or when `input` (the file to shard) is standard input ("-" or ""): a shard seeks to its
+// part of a file.
+std::optional<pipeline::Shard> given_shard(const std::string& text, const std::string& input,
+                                           const char* input_flag);
+
+// Where shard `shard` of `input` is written, given -o `output`: "{shard}" in it replaced by
+// "00003-of-00016"; else, when it is an existing folder, "<folder>/<input's file
+// name>.00003-of-00016"; else `output` itself ("-" stays standard output).
+std::string shard_output(const std::string& output, const std::string& input,
+                         const pipeline::Shard& shard);
+
+}  // namespace s2s::app
