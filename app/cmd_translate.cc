@@ -98,6 +98,8 @@ std::vector<std::string> input_warnings(std::size_t line_number, const pipeline:
   if (notes.invalid_utf8 > 0) warnings.push_back(text::invalid_utf8_message(line_number, notes.invalid_utf8));
   if (notes.long_line != pipeline::InputNotes::LongLine::no)
     warnings.push_back(pipeline::long_line_message(line_number, notes, limit));
+  for (std::string& warning : pipeline::glossary_messages(line_number, notes))
+    warnings.push_back(std::move(warning));
   return warnings;
 }
 

@@ -3,6 +3,8 @@
 // ("sentences"[i]["src_ids"]) encoded together in one batch.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -12,6 +14,7 @@
 #include "fixtures.h"
 #include "s2s/batch/batch.h"
 #include "s2s/model/model.h"
+#include "s2s/search/hypothesis.h"
 
 namespace s2s::test {
 
@@ -34,6 +37,22 @@ inline GoldenSearch load_golden_search(const FixtureModel& fixture, const std::s
   const batch::Batch batch = batch::make_batch(g.sources, g.model->config().source_eos_id);
   g.encoded = g.model->encoder().forward(batch.ids, batch.lengths);
   return g;
+}
+
+// Within 1e-4, relative to the reference value (absolute below 1).
+inline bool close(double a, double b) {
+  return std::fabs(a - b) <= 1e-4 * std::max(1.0, std::fabs(b));
+}
+
+// A hypothesis against a reference one: ids exact, token scores, score and normalized close.
+inline void check_hypothesis(const search::Hypothesis& found, const nlohmann::json& expected) {
+  CHECK(found.ids == expected["ids"].get<std::vector<std::int32_t>>());
+  const auto token_scores = expected["token_logprobs"].get<std::vector<double>>();
+  REQUIRE(found.token_scores.size() == token_scores.size());
+  for (std::size_t t = 0; t < token_scores.size(); ++t)
+    CHECK(close(found.token_scores[t], token_scores[t]));
+  CHECK(close(found.score, expected["score"].get<double>()));
+  CHECK(close(found.normalized_score, expected["normalized"].get<double>()));
 }
 
 }  // namespace s2s::test

@@ -15,17 +15,7 @@
 namespace s2s {
 namespace {
 
-bool close(double a, double b) { return std::fabs(a - b) <= 1e-4 * std::max(1.0, std::fabs(b)); }
-
-void check_hypothesis(const search::Hypothesis& found, const nlohmann::json& expected) {
-  CHECK(found.ids == expected["ids"].get<std::vector<std::int32_t>>());
-  const auto token_scores = expected["token_logprobs"].get<std::vector<double>>();
-  REQUIRE(found.token_scores.size() == token_scores.size());
-  for (std::size_t t = 0; t < token_scores.size(); ++t)
-    CHECK(close(found.token_scores[t], token_scores[t]));
-  CHECK(close(found.score, expected["score"].get<double>()));
-  CHECK(close(found.normalized_score, expected["normalized"].get<double>()));
-}
+using test::check_hypothesis;
 
 }  // namespace
 

@@ -118,6 +118,14 @@ const OptionSpec<Settings> kRows[] = {
     {"prefix", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(translate.target_prefix),
      "Each input line is source<TAB>prefix: the translation starts with the prefix and goes on "
      "from there (CTranslate2's target_prefix: the prefix tokens score 0); see --prefix-file"},
+    {"glossary", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(translate.glossary_file),
+     "Terminology: a TSV file of 'source term<TAB>target term' lines; a line containing a source "
+     "term (whole words) is translated with its target term (constrained beam search); a line "
+     "whose terms cannot all be placed gets its plain translation and a warning"},
+    {"glossary-ignore-case", "", nullptr, false, Bound::any, nullptr,
+     S2S_FIELD(translate.glossary_ignore_case),
+     "--glossary: match source terms ignoring ASCII case (A-Z only; other letters are compared "
+     "as they are)"},
     {"alignment", "", nullptr, false, Bound::any, "hard", S2S_FIELD(translate.alignment),
      "Word alignment after each translation, as marian-decoder prints it (' ||| 0-0 1-2 ...', "
      "source-target piece positions, </s> included): hard (the most attended source piece of "

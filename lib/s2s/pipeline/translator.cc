@@ -88,6 +88,30 @@ Translator::Translator(std::shared_ptr<const model::Model> model, TranslateOptio
   // position table, which Marian clamps for targets (model-formats.md §1.2).
   if (options_.search.max_length <= 0 || options_.search.max_length > options_.max_length)
     options_.search.max_length = options_.max_length;
+  if (!options_.glossary_file.empty()) {
+    if (options_.target_prefix)
+      throw UsageError("--glossary and target prefixes cannot be combined: give one of them");
+    if (options_.search.sampling.kind != search::Sampling::Kind::off)
+      throw UsageError("--glossary needs beam search: not with --sampling");
+    glossary_ = std::make_shared<const Glossary>(Glossary::load(options_.glossary_file));
+  }
+}
+
+std::vector<std::string> glossary_messages(std::size_t line_number, const InputNotes& notes) {
+  std::vector<std::string> out;
+  const std::string head = "line " + std::to_string(line_number) + ": ";
+  if (notes.glossary_fallback)
+    out.push_back(head + "the glossary's target terms could not all be placed within the " +
+                  "length limit: translated without them");
+  if (notes.glossary_split)
+    out.push_back(head + "too long for glossary constraints (split into pieces): translated " +
+                  "without its " + std::to_string(notes.glossary_terms) + " glossary term" +
+                  (notes.glossary_terms == 1 ? "" : "s"));
+  for (std::size_t entry : notes.glossary_unknown)
+    out.push_back(head + "glossary line " + std::to_string(entry) +
+                  ": its target term has a token the model's target vocabulary lacks (<unk>): " +
+                  "not applied");
+  return out;
 }
 
 namespace {
@@ -98,6 +122,7 @@ struct Units {
   std::vector<std::vector<std::int32_t>> ids;
   std::vector<std::size_t> line;  // the input line of each unit
   search::Prefixes prefix;        // the target prefix of each unit (empty: none)
+  std::vector<search::Constraints> constraints;  // glossary constraints of each unit (or none)
   std::vector<std::string> text;  // with alignment: each whole line's cleaned text
 };
 
@@ -166,6 +191,7 @@ std::size_t add_pieces(const std::string& cleaned, std::size_t line, const text:
     units.ids.push_back(std::move(piece_ids));
     units.line.push_back(line);
     units.prefix.emplace_back();
+    units.constraints.emplace_back();
     units.text.emplace_back();
   }
   return pieces.size();
@@ -173,10 +199,32 @@ std::size_t add_pieces(const std::string& cleaned, std::size_t line, const text:
 
 // Cleans and encodes every line, splitting or truncating those over the limit as
 // options.long_lines says, and fills `notes` (one per line).
+// The glossary constraints of a cleaned line (pipeline/glossary.h); target terms holding the
+// target <unk> are dropped and noted.
+search::Constraints glossary_constraints(const Glossary* glossary, const std::string& cleaned,
+                                         const text::TextCodec& codec, const TranslateOptions& options,
+                                         std::int32_t target_eos, std::int32_t target_unk,
+                                         InputNotes& note) {
+  if (glossary == nullptr) return {};
+  const EncodeTarget encode = [&](const std::string& term) {
+    std::vector<std::int32_t> ids = codec.encode_target(term);
+    if (!ids.empty() && ids.back() == target_eos) ids.pop_back();
+    return ids;
+  };
+  std::vector<std::int32_t> drop;
+  if (target_unk >= 0) drop.push_back(target_unk);
+  LineConstraints found =
+      line_constraints(*glossary, cleaned, options.glossary_ignore_case, encode, drop);
+  note.glossary_unknown = std::move(found.dropped_lines);
+  note.glossary_terms = found.phrases.size();
+  return search::Constraints(std::move(found.phrases));
+}
+
 Units make_units(const std::vector<std::string>& lines, std::size_t first_line_number,
                  const text::TextCodec& codec, const TranslateOptions& options,
                  const TokenLimit& token_limit, std::int32_t source_eos,
-                 std::int32_t target_eos, bool multilingual, std::vector<InputNotes>& notes) {
+                 std::int32_t target_eos, std::int32_t target_unk, const Glossary* glossary,
+                 bool multilingual, std::vector<InputNotes>& notes) {
   const std::size_t limit = token_limit.tokens;
   notes.assign(lines.size(), InputNotes{});
   Units units;
@@ -194,10 +242,13 @@ Units make_units(const std::vector<std::string>& lines, std::size_t first_line_n
     const std::string full = label.empty() ? cleaned : label + " " + cleaned;
     std::vector<std::int32_t> line_ids;
     const ChunkedCount chunked = encode_if_fits(full, codec, limit, line_ids);
+    search::Constraints constraints =
+        glossary_constraints(glossary, cleaned, codec, options, target_eos, target_unk, note);
     if (chunked.tokens <= limit) {
       units.ids.push_back(std::move(line_ids));
       units.line.push_back(i);
       units.prefix.push_back(std::move(prefix));
+      units.constraints.push_back(std::move(constraints));
       units.text.push_back(options.alignment.on() ? cleaned : std::string());
       continue;
     }
@@ -212,11 +263,13 @@ Units make_units(const std::vector<std::string>& lines, std::size_t first_line_n
         units.ids.push_back(std::move(line_ids));
         units.line.push_back(i);
         units.prefix.push_back(std::move(prefix));
+        units.constraints.push_back(std::move(constraints));
         units.text.emplace_back();  // its words are not all translated: no word mapping
         note.long_line = InputNotes::LongLine::truncated;
         continue;
       case LongLines::split:
         note.long_line = InputNotes::LongLine::split;
+        note.glossary_split = !constraints.empty();
         note.pieces = add_pieces(cleaned, i, codec, options, limit, source_eos, units);
         units.prefix[first_unit] = std::move(prefix);  // the translation starts with it
         continue;
@@ -279,8 +332,8 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
                                 const std::atomic<bool>* stop) const {
   std::vector<InputNotes> notes;
   Units units = make_units(lines, first_line_number, model_->codec(), options_, limit_,
-                           model_->config().source_eos_id, model_->config().eos_id, multilingual_,
-                           notes);
+                           model_->config().source_eos_id, model_->config().eos_id,
+                           model_->config().unk_id, glossary_.get(), multilingual_, notes);
   const auto stopped = [stop] { return stop != nullptr && stop->load(std::memory_order_relaxed); };
 
   // Each line's first unit and how many of its units are still to translate.
@@ -332,9 +385,31 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
     if (options_.target_prefix)
       for (std::size_t k = 0; k < count; ++k) prefixes.push_back(units.prefix[members[k]]);
     std::vector<std::vector<search::Hypothesis>> batch_found;
+    std::vector<search::Constraints> constraints;
+    if (glossary_ != nullptr)
+      for (std::size_t k = 0; k < count; ++k) constraints.push_back(units.constraints[members[k]]);
     if (options_.search.sampling.kind == search::Sampling::Kind::off) {
-      batch_found =
-          search::beam_search(*model_, encoded, options_.search, stop, &guard_loops, &prefixes);
+      batch_found = search::beam_search(*model_, encoded, options_.search, stop, &guard_loops,
+                                        &prefixes, &constraints);
+      // Constraints not met within the length limit (an empty result): those lines get the
+      // unconstrained search, as a batch of their own.
+      std::vector<std::size_t> unmet;
+      for (std::size_t k = 0; k < batch_found.size(); ++k)
+        if (!constraints.empty() && !constraints[k].empty() && batch_found[k].empty())
+          unmet.push_back(k);
+      if (!unmet.empty()) {
+        std::vector<std::vector<std::int32_t>> again;
+        for (std::size_t k : unmet) again.push_back(units.ids[members[k]]);
+        const batch::Batch retry = batch::make_batch(again, source_eos);
+        const model::EncoderOutput retry_encoded =
+            model_->encoder().forward(retry.ids, retry.lengths);
+        auto plain = search::beam_search(*model_, retry_encoded, options_.search, stop);
+        if (plain.size() != unmet.size()) return;  // stopped during the search
+        for (std::size_t j = 0; j < unmet.size(); ++j) {
+          batch_found[unmet[j]] = std::move(plain[j]);
+          notes[units.line[members[unmet[j]]]].glossary_fallback = true;
+        }
+      }
     } else {  // each sentence's samples depend on the seed and its own source only
       std::vector<std::uint64_t> seeds;
       for (std::size_t k = 0; k < count; ++k)

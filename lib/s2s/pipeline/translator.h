@@ -23,6 +23,7 @@
 
 #include "s2s/model/model.h"
 #include "s2s/pipeline/alignment.h"
+#include "s2s/pipeline/glossary.h"
 #include "s2s/pipeline/long_lines.h"
 #include "s2s/search/hypothesis.h"
 #include "s2s/search/options.h"
@@ -52,6 +53,13 @@ struct TranslateOptions {
   // (Hypothesis::alignment; the search's alignment option follows this one). The model must
   // name its alignment layer (ModelConfig::alignment_layer): UsageError otherwise.
   AlignmentOutput alignment;
+  // Terminology (--glossary FILE, pipeline/glossary.h): a line containing a source term must be
+  // translated with its target term (constrained beam search, search/constraints.h). A line
+  // whose constraints cannot be met within the length limit gets its unconstrained translation
+  // (InputNotes::glossary_fallback); a line split into pieces gets no constraints. Not with
+  // target_prefix or sampling (UsageError).
+  std::string glossary_file;
+  bool glossary_ignore_case = false;  // match source terms after ASCII lowercasing
 };
 
 // What was done to one input line before translation, for the caller's warnings.
@@ -68,6 +76,11 @@ struct InputNotes {
   // Language labels (multilingual models, ">>deu<<"), when no target label was given:
   std::string unknown_label;  // the line starts with a label the model does not know
   bool no_label = false;      // the model is multilingual and the line has no label
+  // Glossary (TranslateOptions::glossary_file):
+  std::size_t glossary_terms = 0;  // constraints the line got (or would get, when split)
+  bool glossary_fallback = false;  // they could not be met: the unconstrained translation
+  bool glossary_split = false;     // the line was split: no constraints applied
+  std::vector<std::size_t> glossary_unknown;  // glossary lines whose target term has <unk>
 };
 
 // The result for one input line: the n-best list, best first (one entry unless n_best; empty
@@ -125,6 +138,7 @@ class Translator {
   TranslateOptions options_;
   TokenLimit limit_;
   bool multilingual_ = false;  // the source vocabulary has >>xxx<< language labels
+  std::shared_ptr<const Glossary> glossary_;  // loaded from options.glossary_file, or none
 };
 
 // True when a line holds only whitespace (or nothing).
@@ -135,5 +149,9 @@ bool is_blank(const std::string& line);
 // line was not too long.
 std::string long_line_message(std::size_t line_number, const InputNotes& notes,
                               const TokenLimit& limit);
+
+// The glossary warnings of one line ("line 7: ..."): constraints not met (unconstrained
+// translation), not applied to a split line, target terms dropped for <unk>.
+std::vector<std::string> glossary_messages(std::size_t line_number, const InputNotes& notes);
 
 }  // namespace s2s::pipeline

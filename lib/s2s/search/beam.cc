@@ -6,6 +6,7 @@
 #include "s2s/core/threads.h"
 #include "s2s/ops/softmax.h"
 #include "s2s/ops/topk.h"
+#include "s2s/search/constraints.h"
 #include "s2s/search/forbidden_ids.h"
 #include "s2s/search/prefix.h"
 #include "s2s/search/repetition.h"
@@ -18,6 +19,7 @@ namespace {
 struct Live {
   std::int32_t sentence;
   Hypothesis hypothesis;
+  ConstraintState constraint;  // for a sentence with constraints (search/constraints.h)
 };
 
 // A possible extension: state row `row` followed by `token`, with its accumulated score.
@@ -32,9 +34,14 @@ struct SentenceBeam {
   dim_t limit;  // maximum target length in tokens
   bool guard_loops = false;
   const std::vector<std::int32_t>* prefix = nullptr;  // forced start (search/prefix.h), or none
-  std::vector<Hypothesis> finished;
+  const Constraints* constraints = nullptr;           // terminology constraints, or none
+  std::vector<Hypothesis> finished;  // with constraints: only the ones that meet them all
 
   std::size_t prefix_length() const { return prefix == nullptr ? 0 : prefix->size(); }
+  // </s> is blocked until every constraint is met (Sockeye's is_valid).
+  bool owes_constraints(const Live& l) const {
+    return constraints != nullptr && l.constraint.bank < constraints->total();
+  }
 };
 
 // The best k of  lp[v] + score  (Marian accumulates in float32 in this order) into values/ids,
@@ -68,7 +75,8 @@ void best_extensions(const std::vector<Live>& live, const std::vector<SentenceBe
     const Hypothesis& h = live[r].hypothesis;
     const std::size_t forced = beams[live[r].sentence].prefix_length();
     if (h.ids.size() < forced) continue;
-    const bool too_short = static_cast<dim_t>(h.ids.size()) < options.min_length;
+    const bool too_short = static_cast<dim_t>(h.ids.size()) < options.min_length ||
+                           beams[live[r].sentence].owes_constraints(live[r]);
     const float* lp = log_probs.data<float>() + r * vocab;
     float* row_values = values.data<float>() + r * k;
     std::int32_t* row_ids = indices.data<std::int32_t>() + r * k;
@@ -101,7 +109,61 @@ std::vector<Candidate> select(const Tensor& values, const Tensor& indices, dim_t
   return candidates;
 }
 
-void finish(SentenceBeam& beam, Hypothesis hypothesis, const SearchOptions& options) {
+// The constrained selection of one sentence whose live rows are [first, last) (Post & Vilar's
+// dynamic beam allocation; the steps of tools/reference/constrained_search.py, ONE STEP 2-5):
+// the candidates are the sentence's best `width` extensions, each row's best token, and each
+// row's allowed constraint tokens that are not excluded; they are grouped in banks by the
+// constraint tokens met after them, and taken best first while their bank has a slot left.
+// `states` receives the constraint state after each chosen candidate.
+std::vector<Candidate> select_constrained(const std::vector<Live>& live,
+                                          const SentenceBeam& beam, const ForbiddenIds& forbidden,
+                                          const Tensor& log_probs, const Tensor& values,
+                                          const Tensor& indices, dim_t first, dim_t last,
+                                          std::vector<ConstraintState>& states) {
+  const Constraints& constraints = *beam.constraints;
+  const dim_t k = values.dim(1), vocab = log_probs.dim(1);
+  std::vector<Candidate> candidates = select(values, indices, first, last, beam.width);  // (a)
+  for (dim_t r = first; r < last; ++r) {
+    const std::int32_t row = static_cast<std::int32_t>(r);
+    candidates.push_back({values.data<float>()[r * k], row, indices.data<std::int32_t>()[r * k]});
+    for (std::int32_t token : constraints.allowed(live[r].constraint))
+      if (!std::binary_search(forbidden.always.begin(), forbidden.always.end(), token))
+        candidates.push_back(
+            {log_probs.data<float>()[r * vocab + token] + live[r].hypothesis.score, row, token});
+  }
+  const auto better = [](const Candidate& a, const Candidate& b) {
+    if (a.score != b.score) return a.score > b.score;
+    return a.row != b.row ? a.row < b.row : a.token < b.token;
+  };
+  std::sort(candidates.begin(), candidates.end(), better);
+  candidates.erase(std::unique(candidates.begin(), candidates.end(),
+                               [](const Candidate& a, const Candidate& b) {
+                                 return a.row == b.row && a.token == b.token;
+                               }),
+                   candidates.end());
+  std::vector<ConstraintState> after;
+  std::vector<dim_t> counts(constraints.total() + 1, 0);
+  for (const Candidate& c : candidates) {
+    after.push_back(constraints.advance(live[c.row].constraint, c.token));
+    ++counts[after.back().bank];
+  }
+  std::vector<dim_t> left = bank_sizes(beam.width, counts);
+  std::vector<Candidate> chosen;
+  states.clear();
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    dim_t& slots = left[after[i].bank];
+    if (slots == 0) continue;
+    --slots;
+    chosen.push_back(candidates[i]);
+    states.push_back(std::move(after[i]));
+  }
+  return chosen;
+}
+
+// With constraints, a hypothesis that does not meet them all is dropped: it is never output.
+void finish(SentenceBeam& beam, Hypothesis hypothesis, const SearchOptions& options,
+            const ConstraintState* constraint = nullptr) {
+  if (beam.constraints != nullptr && constraint->bank < beam.constraints->total()) return;
   hypothesis.normalized_score = normalized_score(hypothesis.score, hypothesis.ids.size(), options);
   beam.finished.push_back(std::move(hypothesis));
 }
@@ -113,6 +175,16 @@ std::vector<Hypothesis> ranked(std::vector<Hypothesis> finished, bool n_best) {
   });
   if (!n_best && finished.size() > 1) finished.resize(1);
   return finished;
+}
+
+// Constraints the search can take: target ids of the vocabulary other than </s>, and no target
+// prefix on the same sentence.
+void check_constraints(const Constraints& constraints, bool has_prefix, const model::Model& model) {
+  if (has_prefix) throw UsageError("a target prefix and terminology constraints on one sentence");
+  for (const auto& phrase : constraints.phrases())
+    for (std::int32_t id : phrase)
+      if (id < 0 || id >= model.config().target_vocab_size || id == model.config().eos_id)
+        throw UsageError("constraint token " + std::to_string(id) + " is not a target token");
 }
 
 }  // namespace
@@ -135,7 +207,8 @@ std::vector<std::vector<Hypothesis>> beam_search(const model::Model& model,
                                                  const SearchOptions& options,
                                                  const std::atomic<bool>* stop,
                                                  const std::vector<char>* guard_loops,
-                                                 const Prefixes* prefixes) {
+                                                 const Prefixes* prefixes,
+                                                 const std::vector<Constraints>* constraints) {
   if (options.beam_size < 1) throw UsageError("beam size must be at least 1");
   const dim_t batch = static_cast<dim_t>(encoded.lengths.size());
   std::vector<SentenceBeam> beams(batch);
@@ -146,8 +219,14 @@ std::vector<std::vector<Hypothesis>> beam_search(const model::Model& model,
     beams[b].limit = max_target_length(encoded.lengths[b], options);
     beams[b].guard_loops = guard_loops != nullptr && (*guard_loops)[b] != 0;
     beams[b].prefix = prefix_of(prefixes, static_cast<std::size_t>(b));
+    live.push_back({static_cast<std::int32_t>(b), Hypothesis{}, {}});  // the start state
+    if (constraints != nullptr && static_cast<std::size_t>(b) < constraints->size() &&
+        !(*constraints)[b].empty()) {
+      beams[b].constraints = &(*constraints)[b];
+      check_constraints(*beams[b].constraints, beams[b].prefix != nullptr, model);
+      live.back().constraint = beams[b].constraints->start();
+    }
     longest = std::max(longest, beams[b].limit);
-    live.push_back({static_cast<std::int32_t>(b), Hypothesis{}});  // the start state
   }
   std::vector<std::vector<Hypothesis>> results(batch);
   if (batch == 0) return results;
@@ -163,6 +242,7 @@ std::vector<std::vector<Hypothesis>> beam_search(const model::Model& model,
   // needed afterwards), so only one such matrix exists.
   thread_local Tensor log_probs, top_values, top_indices;
   const ForbiddenIds forbidden(model, options, model.config().target_vocab_size);
+  std::vector<ConstraintState> states;  // after each constrained selection's candidates
   while (!live.empty()) {
     if (stop != nullptr && stop->load(std::memory_order_relaxed)) return {};
     share_cores();  // fewer threads while other processes take cores (core/threads.h)
@@ -192,8 +272,14 @@ std::vector<std::vector<Hypothesis>> beam_search(const model::Model& model,
       const bool forced = forced_id >= 0;
       const std::vector<Candidate> chosen =
           forced ? std::vector<Candidate>{{0.0f, static_cast<std::int32_t>(first), forced_id}}
-                 : select(top_values, top_indices, first, last, beam.width);
-      for (const Candidate& c : chosen) {
+          : beam.constraints != nullptr
+              ? select_constrained(live, beam, forbidden, log_probs, top_values, top_indices,
+                                   first, last, states)
+              : select(top_values, top_indices, first, last, beam.width);
+      for (std::size_t i = 0; i < chosen.size(); ++i) {
+        const Candidate& c = chosen[i];
+        ConstraintState constraint =
+            beam.constraints != nullptr && !forced ? std::move(states[i]) : ConstraintState{};
         Hypothesis h = live[c.row].hypothesis;
         h.ids.push_back(c.token);
         h.token_scores.push_back(
@@ -204,16 +290,16 @@ std::vector<std::vector<Hypothesis>> beam_search(const model::Model& model,
           h.alignment.insert(h.alignment.end(), row, row + state.source_length(c.row));
         }
         if (c.token == eos && !forced) {
-          finish(beam, std::move(h), options);
+          finish(beam, std::move(h), options, &constraint);
           --beam.width;
         } else if (static_cast<dim_t>(h.ids.size()) >= beam.limit) {
-          finish(beam, std::move(h), options);  // cut at the length limit, without </s>
+          finish(beam, std::move(h), options, &constraint);  // cut at the length limit, no </s>
         } else if (beam.guard_loops && !forced && caught_in_loop(h.ids)) {
           h.cut_in_loop = true;  // finished as if with </s>: the beam shrinks, no refill
-          finish(beam, std::move(h), options);
+          finish(beam, std::move(h), options, &constraint);
           --beam.width;
         } else {
-          next.push_back({sentence, std::move(h)});
+          next.push_back({sentence, std::move(h), std::move(constraint)});
           rows.push_back(c.row);
           previous.push_back(c.token);
         }

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "s2s/model/model.h"
+#include "s2s/search/constraints.h"
 #include "s2s/search/hypothesis.h"
 #include "s2s/search/options.h"
 #include "s2s/search/prefix.h"
@@ -38,11 +39,18 @@ bool caught_in_loop(const std::vector<std::int32_t>& ids);
 // true the search is abandoned and the result is empty (no row's result is kept).
 // `guard_loops`, when given, has one flag per row: nonzero rows get the loop guard.
 // `prefixes`, when given, has one target prefix per row (search/prefix.h; empty = none).
+// `constraints`, when given, has one set of terminology constraints per row
+// (search/constraints.h; empty = none, and such a row is searched exactly as without them).
+// A row with constraints uses the constrained selection (dynamic beam allocation) and </s> only
+// once every constraint is met; its result holds only the finished hypotheses that meet them
+// all, and is EMPTY when none does within the length limit: the caller then falls back to the
+// unconstrained search. A row may not have both a prefix and constraints (UsageError).
 std::vector<std::vector<Hypothesis>> beam_search(const model::Model& model,
                                                  const model::EncoderOutput& encoded,
                                                  const SearchOptions& options,
                                                  const std::atomic<bool>* stop = nullptr,
                                                  const std::vector<char>* guard_loops = nullptr,
-                                                 const Prefixes* prefixes = nullptr);
+                                                 const Prefixes* prefixes = nullptr,
+                                                 const std::vector<Constraints>* constraints = nullptr);
 
 }  // namespace s2s::search

@@ -1,0 +1,169 @@
+// Terminology constraints (search/constraints.h, beam_search's `constraints`): constrained beam
+// search against the numpy reference (tools/fixtures/make_glossary_goldens.py,
+// tools/reference/constrained_search.py) token for token, with its fallback flags.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "app/cli_runner.h"
+#include "golden_search.h"
+#include "s2s/pipeline/glossary.h"
+#include "s2s/s2s.h"
+#include "s2s/search/beam.h"
+
+namespace s2s {
+namespace {
+
+using test::check_hypothesis;
+
+void check_nbest(const std::vector<search::Hypothesis>& found, const nlohmann::json& expected) {
+  REQUIRE(found.size() == expected.size());
+  for (std::size_t h = 0; h < expected.size(); ++h) {
+    INFO("hypothesis " << h);
+    check_hypothesis(found[h], expected[h]);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("constrained beam search matches the reference", "[glossary][search][parity]") {
+  for (const char* name : {"marian-postnorm-swish-tiedall", "ct2-onmt-relpos"}) {
+    SECTION(name) {
+      // All sentences in one batch, only the run's sentence with constraints: the others must
+      // be searched exactly as without them.
+      const test::GoldenSearch g = test::load_golden_search(test::fixture_named(name), "glossary");
+      const auto& [model, golden, sources, encoded] = g;
+      std::size_t fallbacks = 0, runs = 0;
+      for (const auto& run : golden["runs"]) {
+        search::SearchOptions options;
+        options.beam_size = run["beam_size"].get<dim_t>();
+        options.normalize = run["normalize"].get<float>();
+        options.word_penalty = run["word_penalty"].get<float>();
+        options.allow_unk = golden["allow_unk"].get<bool>();
+        options.min_length = golden["min_length"].get<dim_t>();
+        options.n_best = true;
+        const std::size_t s = run["sentence"].get<std::size_t>();
+        std::vector<search::Constraints> constraints(sources.size());
+        constraints[s] = search::Constraints(
+            run["constraints"].get<std::vector<std::vector<std::int32_t>>>());
+        INFO(name << ": sentence " << s << ", " << run["case"].get<std::string>()
+                  << ", constraints " << run["constraints"].dump() << ", beam "
+                  << options.beam_size << ", normalize " << options.normalize);
+        CHECK(constraints[s].total() == run["constraint_tokens"].get<std::int32_t>());
+        const auto found =
+            search::beam_search(*model, encoded, options, nullptr, nullptr, nullptr, &constraints);
+        const auto plain = search::beam_search(*model, encoded, options);
+        REQUIRE(found.size() == sources.size());
+        const bool fallback = run["fallback"].get<bool>();
+        CHECK(found[s].empty() == fallback);  // empty result = fallback
+        if (fallback) {
+          check_nbest(plain[s], run["fallback_nbest"]);
+          ++fallbacks;
+        } else {
+          check_nbest(found[s], run["nbest"]);
+        }
+        for (std::size_t other = 0; other < sources.size(); ++other)
+          if (other != s) CHECK(found[other].front().ids == plain[other].front().ids);
+        ++runs;
+      }
+      CHECK(runs == golden["runs"].size());
+      CHECK(fallbacks > 0);
+    }
+  }
+}
+
+TEST_CASE("no constraints is the plain beam search", "[glossary][search]") {
+  const test::GoldenSearch g =
+      test::load_golden_search(test::fixture_named("marian-postnorm-swish-tiedall"), "glossary");
+  for (const dim_t beam : {1, 4}) {
+    search::SearchOptions options;
+    options.beam_size = beam;
+    options.n_best = true;
+    options.normalize = 1.0f;
+    const std::vector<search::Constraints> none(g.sources.size());
+    const auto with = search::beam_search(*g.model, g.encoded, options, nullptr, nullptr, nullptr, &none);
+    const auto plain = search::beam_search(*g.model, g.encoded, options);
+    REQUIRE(with.size() == plain.size());
+    for (std::size_t s = 0; s < plain.size(); ++s) {
+      REQUIRE(with[s].size() == plain[s].size());
+      for (std::size_t h = 0; h < plain[s].size(); ++h) {
+        CHECK(with[s][h].ids == plain[s][h].ids);
+        CHECK(with[s][h].token_scores == plain[s][h].token_scores);
+        CHECK(with[s][h].score == plain[s][h].score);
+        CHECK(with[s][h].normalized_score == plain[s][h].normalized_score);
+      }
+    }
+  }
+}
+
+}  // namespace s2s
+
+namespace s2s {
+
+TEST_CASE("glossary terms appear in translations from the command line", "[glossary][cli]") {
+  const std::string name = "marian-postnorm-swish-tiedall";
+  const std::string folder = test::data_path("models/" + name);
+  const test::TempDir tmp("s2s_glossary");
+  std::ifstream in(test::data_path("golden/" + name + ".glossary.json"));
+  const nlohmann::json golden = nlohmann::json::parse(in);
+  const std::string tsv = golden["glossary"]["tsv"].get<std::string>();
+  const std::string glossary_file = tmp.write("glossary.tsv", tsv);
+  std::string input;
+  std::vector<std::string> sources;
+  for (const auto& s : golden["sentences"]) {
+    sources.push_back(s["source"].get<std::string>());
+    input += sources.back() + "\n";
+  }
+  const auto plain = test::run_s2s("translate -b 4 -m '" + folder + "'", input);
+  const auto run = test::run_s2s("translate -b 4 -m '" + folder + "' --glossary '" + glossary_file + "'", input);
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  const std::vector<std::string> lines = test::split_lines(run.out);
+  REQUIRE(lines.size() == sources.size());
+  const pipeline::Glossary glossary(tsv, "glossary.tsv");
+  std::size_t checked = 0;
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    if (run.err.find("line " + std::to_string(i + 1) + ": the glossary") != std::string::npos)
+      continue;  // fell back
+    for (const pipeline::GlossaryEntry* e : glossary.match(sources[i], false)) {
+      INFO("line " << i + 1 << ": " << lines[i] << " should contain " << e->target);
+      CHECK(lines[i].find(e->target) != std::string::npos);
+      ++checked;
+    }
+  }
+  CHECK(checked >= 3);
+  CHECK(lines != test::split_lines(plain.out));
+
+  // The same through the library settings.
+  const Engine engine(folder, {{"beam-size", "4"}, {"glossary", glossary_file}});
+  CHECK(engine.translate(sources) == lines);
+}
+
+TEST_CASE("glossary fallbacks and errors from the command line", "[glossary][cli]") {
+  const std::string folder = test::data_path("models/marian-postnorm-swish-tiedall");
+  const test::TempDir tmp("s2s_glossary_errors");
+  const std::string translate = "translate -b 4 -m '" + folder + "' --glossary ";
+  std::string long_term;
+  for (int i = 0; i < 40; ++i) long_term += "license program warranty ";
+  const std::string unreachable = tmp.write("long.tsv", "world\t" + long_term + "\n");
+  const auto plain = test::run_s2s("translate -b 4 -m '" + folder + "'", "the license is free\nHello world\n");
+  const auto fell = test::run_s2s(translate + "'" + unreachable + "'", "the license is free\nHello world\n");
+  INFO(fell.err);
+  CHECK(fell.exit_code == 0);
+  CHECK(fell.out == plain.out);  // the unconstrained translation
+  CHECK(fell.err.find("line 2: the glossary's target terms could not all be placed") !=
+        std::string::npos);
+  CHECK(fell.err.find("line 1:") == std::string::npos);
+
+  const std::string bad = tmp.write("bad.tsv", "license\tlicence\nno tab here\n");
+  const auto broken = test::run_s2s(translate + "'" + bad + "'", "x\n");
+  CHECK(broken.exit_code == 1);
+  CHECK(broken.err.find(bad + ":2:") != std::string::npos);
+  const auto missing = test::run_s2s(translate + "'" + tmp.dir.string() + "/none.tsv'", "x\n");
+  CHECK(missing.exit_code == 1);
+  const auto with_prefix = test::run_s2s(translate + "'" + unreachable + "' --prefix", "x\n");
+  CHECK(with_prefix.exit_code == 2);
+}
+
+}  // namespace s2s
