@@ -14,6 +14,7 @@
 #include "fixtures.h"
 #include "s2s/batch/batch.h"
 #include "s2s/model/model.h"
+#include "s2s/search/options.h"
 #include "s2s/search/hypothesis.h"
 
 namespace s2s::test {
@@ -53,6 +54,20 @@ inline void check_hypothesis(const search::Hypothesis& found, const nlohmann::js
     CHECK(close(found.token_scores[t], token_scores[t]));
   CHECK(close(found.score, expected["score"].get<double>()));
   CHECK(close(found.normalized_score, expected["normalized"].get<double>()));
+}
+
+// The options of one run of a golden whose header holds the model's rules (allow_unk,
+// min_length): the run's beam size, normalize and word penalty, and the whole n-best list.
+inline search::SearchOptions golden_run_options(const nlohmann::json& golden,
+                                                const nlohmann::json& run) {
+  search::SearchOptions options;
+  options.beam_size = run["beam_size"].get<dim_t>();
+  options.normalize = run["normalize"].get<float>();
+  options.word_penalty = run["word_penalty"].get<float>();
+  options.allow_unk = golden["allow_unk"].get<bool>();
+  options.min_length = golden["min_length"].get<dim_t>();
+  options.n_best = true;
+  return options;
 }
 
 }  // namespace s2s::test

@@ -28,13 +28,7 @@ TEST_CASE("beam search and greedy with a target prefix match the reference", "[s
       const auto& [model, golden, sources, encoded] = g;
       std::size_t eos_rule_runs = 0;
       for (const auto& run : golden["runs"]) {
-        search::SearchOptions options;
-        options.beam_size = run["beam_size"].get<dim_t>();
-        options.normalize = run["normalize"].get<float>();
-        options.word_penalty = run["word_penalty"].get<float>();
-        options.allow_unk = golden["allow_unk"].get<bool>();
-        options.min_length = golden["min_length"].get<dim_t>();
-        options.n_best = true;
+        search::SearchOptions options = test::golden_run_options(golden, run);
         const std::size_t s = run["sentence"].get<std::size_t>();
         search::Prefixes prefixes(sources.size());
         prefixes[s] = run["prefix_ids"].get<std::vector<std::int32_t>>();
