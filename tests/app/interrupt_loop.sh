@@ -6,7 +6,8 @@
 #  - stderr is exactly "s2s: interrupted: the first N lines written, the rest not translated";
 #  - the output is N lines, exactly the first N lines of an uninterrupted run;
 #  - the process ends within 3 s of the signal (STOP_LIMIT_MS; the target is 1 s, CI is shared).
-# A run that finished before its signal must have written everything. Prints one line per run
+# A run that finished before its signal must have written everything; a signal during the first
+# half second may end the process before it handles signals (exit code as above, nothing written). Prints one line per run
 # and a summary; exits 1 on the first failure. CTest runs a short loop (tests/CMakeLists.txt); the
 # closing notes of issue 17 give the long ones (bash tests/app/interrupt_loop.sh build/s2s
 # models/en-de 100).
@@ -37,6 +38,7 @@ done
 now() { date +%s%N; }
 fail() { echo "FAIL run $1: $2"; exit 1; }
 finished=0
+early=0
 worst_ms=0
 for ((run = 1; run <= RUNS; run++)); do
   if ((run % 2)); then signal=INT; expected=130; else signal=TERM; expected=143; fi
@@ -63,6 +65,14 @@ for ((run = 1; run <= RUNS; run++)); do
     continue
   fi
   [ "$code" = "$expected" ] || fail "$run" "SIG$signal after ${delay}s: exit $code, expected $expected; stderr: $(head -c 400 "$WORK/err.txt")"
+  # A signal in the first moments of the process (the dynamic loader, before main installs the
+  # handlers) ends it by the default action: the same exit code, nothing written. Only the
+  # process start may do that: later, no message is a failure.
+  if [ ! -s "$WORK/err.txt" ] && [ "$lines" = 0 ] && awk -v d="$delay" 'BEGIN { exit !(d < 0.5) }'; then
+    early=$((early + 1))
+    echo "run $run: SIG$signal after ${delay}s: ended before s2s could handle signals (process start)"
+    continue
+  fi
   if [ "$lines" = 1 ]; then noun=line; else noun=lines; fi
   message="s2s: interrupted: the first $lines $noun written, the rest not translated"
   [ "$(cat "$WORK/err.txt")" = "$message" ] || fail "$run" "stderr '$(head -c 400 "$WORK/err.txt")', expected '$message'"
@@ -72,4 +82,4 @@ for ((run = 1; run <= RUNS; run++)); do
   ((ms > worst_ms)) && worst_ms=$ms
   echo "run $run: SIG$signal after ${delay}s: exit $code in ${ms} ms, $lines lines"
 done
-echo "$RUNS interrupts: $((RUNS - finished)) stopped cleanly, $finished had finished first, 0 crashes; slowest stop ${worst_ms} ms"
+echo "$RUNS interrupts: $((RUNS - finished - early)) stopped cleanly, $finished had finished first, $early came during process start, 0 crashes; slowest stop ${worst_ms} ms"
