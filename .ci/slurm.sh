@@ -16,6 +16,7 @@ victim=1  # the task requeued: one of the first two that start on two CPUs
 opts=(-b 1)
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/s2s-slurm-ci.XXXXXX")
+chmod 0755 "$work"  # munged wants every folder above its socket open to all
 cluster="$work/cluster"
 ref_pid=""
 ok=0
@@ -42,9 +43,9 @@ trap cleanup EXIT
 trap 'exit 143' TERM INT
 
 # Deterministic English with blank lines: the licence texts every Debian system has.
-for f in GPL-3 Apache-2.0 LGPL-2.1 MPL-2.0 GFDL-1.3 Artistic BSD; do
+for f in GPL-3 Apache-2.0 LGPL-2.1 MPL-2.0 GFDL-1.3 Artistic BSD GPL-2 MPL-1.1 CC0-1.0; do
   cat "/usr/share/common-licenses/$f"
-done | head -n "$lines" > "$work/input.en"
+done | sed -n "1,${lines}p" > "$work/input.en"  # not head: cat would die of SIGPIPE (pipefail)
 [ "$(wc -l < "$work/input.en")" = "$lines" ] || { echo "slurm CI: fewer than $lines input lines"; exit 1; }
 
 # The reference, one process, in the background while the cluster starts and the array runs:
@@ -53,7 +54,9 @@ done | head -n "$lines" > "$work/input.en"
   --quiet "${opts[@]}" &
 ref_pid=$!
 
-eval "$(bash tools/slurm/cluster.sh start "$cluster")"
+# (An assignment first: set -e does not see a failure inside `eval "$(...)"`.)
+env_line=$(bash tools/slurm/cluster.sh start "$cluster")
+eval "$env_line"
 export SLURM_CONF
 
 # The jobs run in $work (their working folder is the submitter's).
