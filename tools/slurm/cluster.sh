@@ -33,7 +33,8 @@ die() { echo "cluster.sh: $*" >&2; exit 1; }
 live_pid() {
   local file=$1 name=$2 pid
   [ -s "$file" ] || return 0
-  pid=$(tr -dc '0-9' < "$file")
+  # (The daemon may remove its pid file right now, while it exits.)
+  pid=$(tr -dc '0-9' 2> /dev/null < "$file" || true)
   [ -n "$pid" ] && [ -r "/proc/$pid/comm" ] || return 0
   [ "$(cat "/proc/$pid/comm" 2> /dev/null)" = "$name" ] || return 0
   # A zombie has ended; it waits for its parent (init, here) to reap it.
