@@ -104,8 +104,12 @@ restarts=$(scontrol -o show job "$task" | grep -o 'Restarts=[0-9]*')
 [ "$restarts" = Restarts=1 ] || { echo "slurm CI: task $task: $restarts, expected 1"; exit 1; }
 scontrol -o show job "$assemble" | grep -q 'JobState=COMPLETED' \
   || { echo "slurm CI: assemble job did not complete"; cat out.de.shards/logs/assemble-*; exit 1; }
-attempts=$(grep -c 'attempt' "out.de.shards/logs/translate-${array}_${victim}.log")
-[ "$attempts" = 2 ] || { echo "slurm CI: task $task log shows $attempts attempts"; exit 1; }
+# Mid-shard: the requeue came before the shard's end, and the second attempt continued it.
+after=$(lines_in "$shard_out")
+[ "$before" -lt "$after" ] || { echo "slurm CI: requeued at $before of $after lines: not mid-shard"; exit 1; }
+log="out.de.shards/logs/translate-${array}_${victim}.log"
+attempts=$(grep -c 'attempt' "$log")
+[ "$attempts" = 2 ] || { echo "slurm CI: task $task log shows $attempts attempts"; cat "$log"; exit 1; }
 
 wait "$ref_pid"
 ref_pid=""
