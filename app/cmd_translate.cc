@@ -1,6 +1,7 @@
 // s2s translate: text in (stdin or -i), one record per input line out (stdout or -o), in order.
 // Input is read in windows (LineReader): from a file or fast pipe, windows grow from one batch to
-// --maxi-batch lines (the first lines come out after one batch, not after a whole window); an
+// --maxi-batch lines (the first lines come out after one batch, not after a whole window), cut
+// at the same lines of the input in every run (pipeline/windows.h: shards and resumed runs); an
 // interactive writer gets an answer per line. Each record is written as soon as it and every
 // line before it are translated (InOrderWriter), so a stop or a crash loses only lines in
 // flight. What the Translator did to a line (invalid UTF-8 replaced, a long line split or
@@ -24,6 +25,7 @@
 #include "io.h"
 #include "options.h"
 #include "prefix_file.h"
+#include "resume.h"
 #include "shard_output.h"
 #include "s2s/core/log.h"
 #include "s2s/core/strings.h"
@@ -31,9 +33,11 @@
 #include "s2s/formats/detect.h"
 #include "s2s/pipeline/long_lines.h"
 #include "s2s/text/clean.h"
+#include "s2s/pipeline/journal.h"
 #include "s2s/pipeline/line_reader.h"
 #include "s2s/pipeline/parallel_translate.h"
 #include "s2s/pipeline/output.h"
+#include "s2s/pipeline/windows.h"
 
 namespace s2s::app {
 namespace {
@@ -48,6 +52,7 @@ struct TranslateArgs {
   std::string maxi_batch_sort = "src";
   std::string prefix_file;
   std::string shard;  // --shard K/N, or ""
+  bool resume = false;
 };
 
 // The model's >>xxx<< language labels, space-separated ("" when it is not multilingual).
@@ -111,13 +116,24 @@ class InOrderWriter {
  public:
   using Warnings =
       std::function<std::vector<std::string>(std::size_t line_number, const pipeline::InputNotes&)>;
-  // `lines_before`: input lines before the first one written here (a shard's), so that warnings
-  // name lines of the whole input.
-  InOrderWriter(int fd, Progress& progress, Warnings warnings, std::size_t lines_before)
-      : fd_(fd), progress_(progress), warnings_(std::move(warnings)), lines_before_(lines_before) {}
+  // Called when a window's last record is written: records and output bytes written by this
+  // writer so far, and the input offset (as LineReader::line_ends counts) past the window.
+  using Written =
+      std::function<void(std::size_t records, std::uint64_t input_end, std::uint64_t bytes)>;
+  // `lines_before`: input lines before the first one written here (a shard's, or those of an
+  // earlier run that this one resumes), so that warnings name lines of the whole input.
+  InOrderWriter(int fd, Progress& progress, Warnings warnings, std::size_t lines_before,
+                Written written)
+      : fd_(fd),
+        progress_(progress),
+        warnings_(std::move(warnings)),
+        lines_before_(lines_before),
+        written_hook_(std::move(written)) {}
 
-  void start_window(std::size_t lines) {
+  // `line_ends`: LineReader::line_ends of the window.
+  void start_window(std::size_t lines, const std::vector<std::uint64_t>& line_ends) {
     slots_.assign(lines, Slot{});
+    line_ends_ = line_ends;
     next_ = 0;
   }
 
@@ -136,11 +152,15 @@ class InOrderWriter {
     if (out.empty() || closed_) return !closed_;
     text::repair_utf8(out);  // whatever the model and SentencePiece produce, the output is UTF-8
     closed_ = !write_all(fd_, out);
+    bytes_ += out.size();
+    if (!closed_ && written_hook_ && next_ == slots_.size())
+      written_hook_(written_, line_ends_.back(), bytes_);
     progress_.update(written_, false);
     return !closed_;
   }
 
   std::size_t written() const { return written_; }
+  std::uint64_t bytes() const { return bytes_; }
 
  private:
   struct Slot {
@@ -152,11 +172,41 @@ class InOrderWriter {
   Progress& progress_;
   Warnings warnings_;
   std::size_t lines_before_;
+  Written written_hook_;
   std::vector<Slot> slots_;
+  std::vector<std::uint64_t> line_ends_;
   std::size_t next_ = 0;     // first slot not yet written
   std::size_t written_ = 0;  // records written over the whole run
+  std::uint64_t bytes_ = 0;  // output bytes written over the whole run
   bool closed_ = false;
 };
+
+// What a fresh journal of this run says: the paths, the fingerprints of the input range, the
+// model and the options that change the output (with the files they name), and the range.
+pipeline::Journal journal_of_run(const TranslateArgs& args, const std::string& output_path,
+                                 int input_fd, const pipeline::ShardRange& range,
+                                 const std::string& model_folder,
+                                 const pipeline::TranslateSettings& settings) {
+  pipeline::Journal journal;
+  journal.command = "translate";
+  journal.input = args.input;
+  journal.output = output_path;
+  const pipeline::RangeScan scan = pipeline::scan_range(input_fd, range.begin, range.end, args.input);
+  journal.input_fingerprint = scan.fingerprint;
+  journal.lines_total = scan.lines;
+  journal.model_fingerprint = pipeline::path_fingerprint(model_folder);
+  journal.options = pipeline::result_options(settings);
+  if (!settings.translate.glossary_file.empty())
+    journal.options["glossary file"] = pipeline::path_fingerprint(settings.translate.glossary_file);
+  if (!args.prefix_file.empty()) {
+    journal.options["prefix-file"] = args.prefix_file;
+    journal.options["prefix-file file"] = pipeline::path_fingerprint(args.prefix_file);
+  }
+  journal.range_begin = range.begin;
+  journal.range_end = range.end;
+  journal.first_line = range.first_line;
+  return journal;
+}
 
 void run_translate(const TranslateArgs& args, const Context& context) {
   // A closed pipe must show up as EPIPE from write(), not kill the process.
@@ -175,17 +225,29 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   const std::optional<pipeline::Shard> shard = given_shard(args.shard, args.input, "-i FILE");
   set_num_threads(static_cast<int>(early.threads));
   const pipeline::ParallelOptions parallel = pipeline::parallel_options(early);
+  if (args.resume && (args.input == "-" || args.input.empty()))
+    throw UsageError("--resume needs the input as a file (-i FILE): standard input cannot be "
+                     "read again");
+  const std::string output_path =
+      shard ? shard_output(args.output, args.input, *shard) : args.output;
+  if (args.resume && output_path == "-")
+    throw UsageError("--resume needs an output file (-o FILE) to continue");
   const File input(args.input, false);
   // A shard: the input's lines from range.first_line, up to range.end (the whole input without).
   pipeline::ShardRange range;
   std::uint64_t input_bytes = pipeline::LineReader::kNoLimit;
-  if (shard) {
-    range = pipeline::seek_to_shard(input.fd(), *shard, args.input);
+  // The windows (the batches' lines) start at the same lines in every run of a file.
+  const pipeline::WindowSchedule windows(static_cast<std::size_t>(early.translate.batch_size),
+                                         static_cast<std::size_t>(early.maxi_batch));
+  if (shard || args.resume) {
+    range = pipeline::seek_to_shard(input.fd(), shard.value_or(pipeline::Shard{}), args.input,
+                                    &windows);
     input_bytes = range.end - range.begin;
   }
-  const std::size_t lines_before = range.lines_before();
+  std::size_t lines_before = range.lines_before();
+  const std::string model_folder = model_path(args.model, context);
   const std::shared_ptr<const model::Model> model =
-      formats::load_model(model_path(args.model, context),
+      formats::load_model(model_folder,
                           formats::SpmPaths{early.source_spm, early.target_spm}, early.precision);
 
   pipeline::TranslateSettings settings;  // defaults < the model's settings < --config < flags
@@ -205,10 +267,30 @@ void run_translate(const TranslateArgs& args, const Context& context) {
                                             settings.translate.search.n_best,
                                             pipeline::target_text(settings),
                                             settings.translate.alignment);
-  const File output(shard ? shard_output(args.output, args.input, *shard) : args.output, true);
+  std::unique_ptr<ResumableOutput> resumable;
+  std::optional<File> output;
+  if (args.resume) {
+    resumable = std::make_unique<ResumableOutput>(
+        output_path, journal_of_run(args, output_path, input.fd(), range, model_folder, settings));
+    const pipeline::Journal& start = resumable->journal();
+    if (start.complete) {
+      resume_notice("--resume: " + output_path + " is complete (" + std::to_string(start.lines_done) +
+                " lines): nothing to do");
+      return;
+    }
+    lines_before += start.lines_done;
+    if (::lseek(input.fd(), static_cast<off_t>(start.input_offset), SEEK_SET) < 0)
+      throw InputError(args.input + ": cannot seek to the resume point: " + std::strerror(errno));
+    input_bytes = range.end - start.input_offset;
+  } else {
+    output.emplace(output_path, true);
+    // A journal left by an earlier --resume run no longer describes the output just truncated.
+    if (output_path != "-") std::remove(pipeline::journal_path(output_path).c_str());
+  }
+  const int output_fd = resumable ? resumable->fd() : output->fd();
   // Progress only where it cannot mix with what the user types or reads.
   Progress progress(!settings.quiet && log::stderr_is_terminal() && !::isatty(input.fd()) &&
-                    !::isatty(output.fd()));
+                    !::isatty(output_fd));
 
   LabelWarnings labels(*model);
   const std::atomic<bool>& stop = stop_gracefully();
@@ -216,22 +298,29 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   std::unique_ptr<PrefixFile> prefixes;
   if (!args.prefix_file.empty())
     prefixes = std::make_unique<PrefixFile>(args.prefix_file, &stop, lines_before);
-  InOrderWriter writer(output.fd(), progress,
-                       [&](std::size_t line, const pipeline::InputNotes& notes) {
-                         return input_warnings(line, notes, translator.limit(), labels);
-                       },
-                       lines_before);
+  // The input offset and output size where this run started, for the journal.
+  const std::uint64_t input_start = resumable ? resumable->journal().input_offset : range.begin;
+  const std::size_t lines_start = resumable ? resumable->journal().lines_done : 0;
+  const std::uint64_t bytes_start = resumable ? resumable->journal().output_bytes : 0;
+  InOrderWriter writer(
+      output_fd, progress,
+      [&](std::size_t line, const pipeline::InputNotes& notes) {
+        return input_warnings(line, notes, translator.limit(), labels);
+      },
+      lines_before,
+      [&](std::size_t records, std::uint64_t input_end, std::uint64_t bytes) {
+        // Only a window boundary is a resume point: a resumed run then cuts the same windows.
+        if (resumable && windows.is_boundary(lines_before + records))
+          resumable->written(lines_start + records, input_start + input_end, bytes_start + bytes);
+      });
   std::vector<std::string> lines;
-  std::size_t window_start = 0;  // lines read before this window (in this shard)
-  // Windows grow from one batch to --maxi-batch lines: the first lines are written after one
-  // batch, and every later window is long enough to sort by length.
-  std::size_t window =
-      static_cast<std::size_t>(std::min(settings.translate.batch_size, settings.maxi_batch));
-  while (reader.next_window(lines, window)) {
+  std::size_t window_start = 0;  // lines read before this window (in this run)
+  while (reader.next_window(
+      lines, windows.end_after(lines_before + window_start) - (lines_before + window_start))) {
     // A byte order mark starts the input, not a line (nor a shard).
     if (window_start == 0 && lines_before == 0) text::strip_bom(lines.front());
     if (prefixes) prefixes->attach(lines, lines_before + window_start + 1);
-    writer.start_window(lines.size());
+    writer.start_window(lines.size(), reader.line_ends());
     pipeline::translate_in_parallel(
         translator, lines, parallel,
         [&](std::size_t i, pipeline::Translation translation, const pipeline::InputNotes& notes) {
@@ -247,9 +336,15 @@ void run_translate(const TranslateArgs& args, const Context& context) {
         lines_before + window_start + 1, &stop);
     window_start += lines.size();
     if (stop.load()) break;
-    window = std::min(window * 2, static_cast<std::size_t>(settings.maxi_batch));
   }
   progress.update(writer.written(), true);
+  if (resumable) {
+    if (stop.load())
+      resumable->finish();  // resumable from its last window boundary
+    else
+      resumable->finish_complete(lines_start + writer.written(), range.end,
+                                 bytes_start + writer.bytes());
+  }
   if (stopped_by_signal()) throw Interrupted(writer.written());
   // Only the last shard reaches the end of the input (and of the prefix file).
   const bool to_the_end = !shard || shard->index + 1 == shard->count;
@@ -270,6 +365,10 @@ void set_translate_command(CLI::App& app, const Context& context) {
                   "[default: -]")
       ->type_name("FILE");
   add_shard_flag(*cmd, args->shard);
+  cmd->add_flag("--resume", args->resume,
+                "Keep a journal next to the output (OUT.s2s-journal) and continue an interrupted "
+                "run where it stopped: same command line plus --resume; refused when the input, "
+                "model or options changed; a complete output is left as it is");
   cmd->add_option("--config", args->config,
                   "YAML file of options, keys as the long flags (flags given here win), or the "
                   "name of a shipped one: fast, quality");

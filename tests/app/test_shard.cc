@@ -94,10 +94,10 @@ TEST_CASE("translate shards concatenated equal the whole run", "[cli]") {
   const std::string input = dir.write("in.en", awkward_input());
   const std::string out_dir = (dir.dir / "out").string();
   std::filesystem::create_directories(out_dir);
-  // Text at the default batching; n-best lines (line ids of the whole file, scores) with one line
-  // per batch, since a score's last digits depend on its batch (README) and shards batch other
-  // lines together.
-  for (const char* options : {"-b 1", "-b 4 --format nbest --n-best --batch-size 1"}) {
+  // Text, and n-best lines (line ids of the whole file, scores whose last digits depend on the
+  // batch): shard cuts move to window boundaries (pipeline/windows.h), so shards batch the same
+  // lines together as the whole run. Small windows, so that the 41 lines make several.
+  for (const char* options : {"-b 1 --maxi-batch 4", "-b 4 --format nbest --n-best --maxi-batch 3"}) {
     const std::string base =
         std::string("translate ") + options + " " + model_arg() + " -i " + quoted(input);
     const auto whole = test::run_s2s(base);
@@ -114,6 +114,10 @@ TEST_CASE("translate shards concatenated equal the whole run", "[cli]") {
           run_shards(base + " -o " + quoted(out_dir), n, out_dir + "/in.en.{shard}", warned);
       CHECK(all == whole.out);
       CHECK(warned == whole_warnings);  // the same lines named: the whole file's numbers
+      std::size_t used = 0;  // shards with lines
+      for (std::size_t k = 0; k < n; ++k)
+        used += std::filesystem::file_size(out_dir + "/in.en." + shard_name(k, n)) > 0;
+      CHECK(used >= std::min<std::size_t>(n, 2));  // (line 26 holds most of the bytes)
     }
   }
 }
@@ -125,11 +129,11 @@ TEST_CASE("translate with more shards than lines writes empty files for the empt
   const auto whole = test::run_s2s("translate -b 1 " + model_arg() + " -i " + quoted(input));
   REQUIRE(whole.exit_code == 0);
   std::vector<std::string> warned;
-  // {shard} in -o.
+  // {shard} in -o. Windows of one line: shards cut between any lines.
   const std::string pattern = (dir.dir / "part-{shard}.de").string();
-  const std::string all = run_shards(
-      "translate -b 1 " + model_arg() + " -i " + quoted(input) + " -o " + quoted(pattern), 7,
-      pattern, warned);
+  const std::string all = run_shards("translate -b 1 --maxi-batch 1 " + model_arg() + " -i " +
+                                         quoted(input) + " -o " + quoted(pattern),
+                                     7, pattern, warned);
   CHECK(all == whole.out);
   std::size_t empty = 0;
   for (std::size_t k = 0; k < 7; ++k)

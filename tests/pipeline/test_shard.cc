@@ -151,3 +151,58 @@ TEST_CASE("a pipe cannot be sharded", "[pipeline]") {
 }
 
 }  // namespace s2s
+
+namespace s2s {
+
+TEST_CASE("windows grow from one batch to maxi-batch, counted from the first line", "[pipeline]") {
+  const pipeline::WindowSchedule w(32, 1000);  // boundaries 0 32 96 224 480 992 1992 2992 ...
+  CHECK(w.end_after(0) == 32);
+  CHECK(w.end_after(31) == 32);
+  CHECK(w.end_after(32) == 96);
+  CHECK(w.end_after(480) == 992);
+  CHECK(w.end_after(991) == 992);
+  CHECK(w.end_after(992) == 1992);
+  CHECK(w.end_after(5000) == 5992);
+  for (std::size_t b : {0, 32, 96, 224, 992, 1992, 2992}) CHECK(w.is_boundary(b));
+  for (std::size_t b : {1, 33, 95, 1000, 2000}) CHECK_FALSE(w.is_boundary(b));
+  CHECK(w.nearest(40) == 32);
+  CHECK(w.nearest(70) == 96);
+  CHECK(w.nearest(1492) == 992);  // a tie goes down
+  CHECK(w.nearest(1493) == 1992);
+  CHECK(w.nearest(96) == 96);
+  const pipeline::WindowSchedule capped(5, 3);  // the first window is at most maxi-batch
+  CHECK(capped.end_after(0) == 3);
+  CHECK(capped.end_after(3) == 6);
+  CHECK(capped.nearest(4) == 3);
+}
+
+TEST_CASE("window-aligned shards start at window boundaries and cover the file in order",
+          "[pipeline]") {
+  const test::TempDir dir("shard_windows");
+  std::string bytes;
+  for (int i = 0; i < 100; ++i) bytes += i % 9 == 4 ? "\r\n" : "line " + std::to_string(i) + "\n";
+  bytes += "no newline";  // 101 lines
+  const OpenFile file(dir.write("f", bytes));
+  const pipeline::WindowSchedule windows(4, 8);  // boundaries 0 4 12 20 28 ...
+  const std::vector<std::string> whole = read_whole(file.fd);
+  REQUIRE(whole.size() == 101);
+  for (std::size_t n = 1; n <= 9; ++n) {
+    INFO(n << " shards");
+    std::vector<std::string> all;
+    std::uint64_t end = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+      const pipeline::ShardRange range = pipeline::seek_to_shard(file.fd, {k, n}, "f", &windows);
+      CHECK(range.begin == end);
+      CHECK(range.first_line == all.size() + 1);
+      if (range.end > range.begin) CHECK(windows.is_boundary(range.first_line - 1));
+      end = range.end;
+      pipeline::LineReader reader(file.fd, nullptr, range.end - range.begin);
+      std::vector<std::string> window;
+      while (reader.next_window(window, 5)) all.insert(all.end(), window.begin(), window.end());
+    }
+    CHECK(end == bytes.size());
+    CHECK(all == whole);
+  }
+}
+
+}  // namespace s2s

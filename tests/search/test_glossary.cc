@@ -161,3 +161,40 @@ TEST_CASE("glossary fallbacks and errors from the command line", "[glossary][cli
 }
 
 }  // namespace s2s
+
+namespace s2s {
+
+TEST_CASE("glossary --glossary-ignore-case and terms the target vocabulary cannot spell", "[glossary][cli]") {
+  const std::string folder = test::data_path("models/marian-postnorm-swish-tiedall");
+  const test::TempDir tmp("s2s_glossary_case");
+  const std::string translate = "translate -b 4 -m '" + folder + "' --glossary ";
+  const std::string input = "the LICENSE is free.\nHello world\n";
+  const auto plain = test::run_s2s("translate -b 4 -m '" + folder + "'", input);
+  REQUIRE(plain.exit_code == 0);
+  REQUIRE(test::split_lines(plain.out)[0].find("licence") == std::string::npos);
+
+  const std::string upper = tmp.write("case.tsv", "license\tlicence\n");
+  const auto exact = test::run_s2s(translate + "'" + upper + "'", input);
+  CHECK(exact.exit_code == 0);
+  CHECK(exact.out == plain.out);  // "LICENSE" is not "license"
+  const auto folded = test::run_s2s(translate + "'" + upper + "' --glossary-ignore-case", input);
+  INFO(folded.err);
+  CHECK(folded.exit_code == 0);
+  const std::vector<std::string> lines = test::split_lines(folded.out);
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0].find("licence") != std::string::npos);
+  CHECK(lines[1] == test::split_lines(plain.out)[1]);
+
+  // A target term with a piece the vocabulary lacks would make the search place <unk>: the term
+  // is dropped with a warning naming the input line and the glossary line.
+  const std::string unknown = tmp.write("unk.tsv", "world\tworld\nHello\t\xe6\xbc\xa2\xe5\xad\x97\n");
+  const auto dropped = test::run_s2s(translate + "'" + unknown + "'", input);
+  INFO(dropped.err);
+  CHECK(dropped.exit_code == 0);
+  CHECK(dropped.err.find("line 2: glossary line 2: its target term has a token the model's "
+                         "target vocabulary lacks (<unk>): not applied") != std::string::npos);
+  CHECK(dropped.err.find("line 1:") == std::string::npos);
+  CHECK(test::split_lines(dropped.out)[1].find("world") != std::string::npos);
+}
+
+}  // namespace s2s

@@ -99,7 +99,13 @@ GLOSSARY MATCHING (parse_glossary, match_glossary, line_constraints):
     only whitespace is skipped.  Every other line must have exactly one TAB: "source term<TAB>
     target term"; otherwise (no TAB, two TABs) it is an error naming the 1-based line number.
     Whitespace = the ASCII characters space, \\t, \\n, \\v, \\f, \\r (nothing else, not NBSP).
-    Source words = the source term split at runs of whitespace (empty parts dropped); target term
+    Words (split_words): every ASCII punctuation character (!"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~) is
+    a word of its own; the words between are the maximal runs of other non-whitespace characters.
+    So "license." and "(license" contain the word "license" (raw text, as SentencePiece models
+    take it, puts punctuation next to words), "non-free" is "non" "-" "free", and "C++" is
+    "C" "+" "+" on both sides.  Punctuation beyond ASCII (typographic quotes, the NBSP) is not
+    split off.
+    Source words = the source term split into words; target term
     = the target text with leading/trailing whitespace removed.  No source word or an empty
     target term is an error naming the line.  Entries keep the file order (entry index e).
   * Matching a source line: its words = the line split the same way.  Entry e with n words
@@ -373,12 +379,14 @@ def constrained_search(model, src_ids, beam_size, constraints=None, normalize=0.
 # ----------------------------------------------------------------------------------------------
 # glossary matching
 # ----------------------------------------------------------------------------------------------
-_WS = re.compile("[ \t\n\v\f\r]+")
+_PUNCT = "!-/:-@\\[-`{-~"   # the ASCII punctuation ranges 0x21-0x2F, 0x3A-0x40, 0x5B-0x60, 0x7B-0x7E
+_WORD = re.compile("[^ \t\n\v\f\r%s]+|[%s]" % (_PUNCT, _PUNCT))
 
 
 def split_words(text):
-    """Split at runs of ASCII whitespace (space, \\t, \\n, \\v, \\f, \\r); empty parts dropped."""
-    return [w for w in _WS.split(text) if w]
+    """The words of `text` (module docstring, GLOSSARY MATCHING): each ASCII punctuation
+    character alone, and the runs of other characters between whitespace and punctuation."""
+    return _WORD.findall(text)
 
 
 def parse_glossary(text):

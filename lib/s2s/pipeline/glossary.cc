@@ -13,6 +13,12 @@ bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
 }
 
+// !"#$%&'()*+,-./ :;<=>?@ [\\]^_` {|}~ (bytes of UTF-8 sequences are >= 0x80: never punctuation)
+bool is_ascii_punctuation(char c) {
+  return (c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') ||
+         (c >= '{' && c <= '~');
+}
+
 std::string ascii_lower(std::string word) {
   for (char& c : word)
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
@@ -31,10 +37,15 @@ std::vector<std::string> split_words(std::string_view text) {
   std::vector<std::string> words;
   std::size_t i = 0;
   while (i < text.size()) {
-    while (i < text.size() && is_space(text[i])) ++i;
-    const std::size_t start = i;
-    while (i < text.size() && !is_space(text[i])) ++i;
-    if (i > start) words.emplace_back(text.substr(start, i - start));
+    if (is_space(text[i])) {
+      ++i;
+    } else if (is_ascii_punctuation(text[i])) {
+      words.emplace_back(1, text[i++]);
+    } else {
+      const std::size_t start = i;
+      while (i < text.size() && !is_space(text[i]) && !is_ascii_punctuation(text[i])) ++i;
+      words.emplace_back(text.substr(start, i - start));
+    }
   }
   return words;
 }

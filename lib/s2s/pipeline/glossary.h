@@ -5,8 +5,11 @@
 //  - the file is UTF-8, lines end at \n (a trailing \r is dropped); blank lines are skipped;
 //    every other line has exactly one TAB, a source term with at least one word and a non-empty
 //    target term (InputError "FILE:LINE: ..." otherwise);
-//  - words are split at runs of ASCII whitespace (space \t \n \v \f \r, not NBSP); a source term
-//    matches a line where its words occur contiguously as whole words; every matching entry
+//  - words: each ASCII punctuation character is a word of its own, the words between are the
+//    runs of other characters up to ASCII whitespace (space \t \n \v \f \r, not NBSP) or
+//    punctuation; so "license." and "(license" contain "license" (raw text puts punctuation next
+//    to words), "non-free" is "non" "-" "free". A source term (split the same way) matches a
+//    line where its words occur contiguously as whole words; every matching entry
 //    counts (overlapping and nested terms too), ordered by where it first matches, then by file
 //    order;
 //  - ignore_case compares words after ASCII lowercasing (A-Z -> a-z). Unlike the reference
@@ -62,7 +65,7 @@ LineConstraints line_constraints(const Glossary& glossary, std::string_view line
                                  bool ignore_case, const EncodeTarget& encode,
                                  const std::vector<std::int32_t>& drop_ids = {});
 
-// Splits at runs of ASCII whitespace; empty parts are dropped.
+// The words of `text` as matching sees them (above): punctuation characters alone, the runs between.
 std::vector<std::string> split_words(std::string_view text);
 
 }  // namespace s2s::pipeline

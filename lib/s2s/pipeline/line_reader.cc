@@ -37,6 +37,7 @@ bool LineReader::take_line(std::vector<std::string>& lines) {
   const std::size_t end = static_cast<std::size_t>(static_cast<const char*>(newline) - data);
   push_line(lines, data + pos_, end - pos_);
   pos_ = scan_ = end + 1;
+  ends_.push_back(dropped_ + pos_);
   return true;
 }
 
@@ -52,6 +53,7 @@ bool LineReader::input_waiting() const {
 void LineReader::read_more() {
   // Drop the bytes already returned before growing the buffer, so it holds about one window.
   if (pos_ > 0) {
+    dropped_ += pos_;
     buffer_.erase(0, pos_);
     scan_ -= pos_;
     pos_ = 0;
@@ -89,6 +91,7 @@ void LineReader::read_more() {
 
 bool LineReader::next_window(std::vector<std::string>& lines, std::size_t max_lines) {
   lines.clear();
+  ends_.clear();
   if (stopped()) return false;
   if (max_lines == 0) max_lines = 1;
   while (true) {
@@ -99,6 +102,7 @@ bool LineReader::next_window(std::vector<std::string>& lines, std::size_t max_li
       if (pos_ < buffer_.size()) {  // a last line without a newline
         push_line(lines, buffer_.data() + pos_, buffer_.size() - pos_);
         pos_ = scan_ = buffer_.size();
+        ends_.push_back(dropped_ + pos_);
       }
       return !lines.empty();
     }

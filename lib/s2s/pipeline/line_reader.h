@@ -38,6 +38,10 @@ class LineReader {
   // InputError when reading fails.
   bool next_window(std::vector<std::string>& lines, std::size_t max_lines);
 
+  // For the lines of the last window: the byte offset just past each one (its newline
+  // included), counted from where the reader started. A resumable run records them (journal.h).
+  const std::vector<std::uint64_t>& line_ends() const { return ends_; }
+
  private:
   bool take_line(std::vector<std::string>& lines);  // moves one complete line out of buffer_
   bool input_waiting() const;                       // poll() with timeout 0
@@ -51,6 +55,8 @@ class LineReader {
   std::size_t pos_ = 0;   // start of the unreturned bytes in buffer_
   std::size_t scan_ = 0;  // no '\n' in buffer_[pos_, scan_): saves rescanning a long line
   std::uint64_t left_;    // bytes the input may still give (max_bytes less what was read)
+  std::uint64_t dropped_ = 0;        // bytes erased from buffer_'s front so far
+  std::vector<std::uint64_t> ends_;  // line_ends()
   bool eof_ = false;
 };
 

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iterator>
 #include <optional>
+#include <set>
 #include <variant>
 
 #include "s2s/core/error.h"
@@ -455,6 +456,16 @@ void set_key(const std::string& key, const std::string& value, S& settings) {
 }
 
 }  // namespace
+
+std::map<std::string, std::string> result_options(const TranslateSettings& settings) {
+  static const std::set<std::string> kNoEffect = {"threads", "workers", "quiet", "dedup",
+                                                  "dedup-memory"};
+  TranslateSettings copy = settings;  // show() reads through the table's non-const accessors
+  std::map<std::string, std::string> out;
+  for (const OptionSpec<TranslateSettings>& spec : Table<TranslateSettings>::rows)
+    if (kNoEffect.count(spec.key) == 0) out[spec.key] = show(spec, copy);
+  return out;
+}
 
 std::size_t option_count(Command command) {
   return command == Command::translate ? std::size(Table<TranslateSettings>::rows)

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <string>
 
 #include "s2s/model/model.h"
@@ -85,6 +86,11 @@ inline TargetText target_text(const TranslateSettings& settings) {
 // --workers N translators, each with --threads compute threads; --threads 0 shares the cores
 // (OMP_NUM_THREADS when set) among the workers.
 ParallelOptions parallel_options(const TranslateSettings& settings);
+
+// Every option that can change what a run writes, key -> value as text (the table's rows but
+// threads, workers, quiet, dedup, dedup-memory): what a resumed run must share with the run it
+// continues (journal.h). File names are values here; the caller adds the files' fingerprints.
+std::map<std::string, std::string> result_options(const TranslateSettings& settings);
 
 std::size_t option_count(Command command);
 OptionRow option_row(Command command, std::size_t row);

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <utility>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -79,6 +80,43 @@ std::uint64_t cut(std::size_t k, std::size_t n, std::uint64_t size) {
   return static_cast<std::uint64_t>(static_cast<unsigned __int128>(size) * k / n);
 }
 
+// The number of lines before the first line start at or after `offset` (<= size): its 0-based
+// index. A last line without a newline counts.
+std::size_t lines_before_offset(int fd, std::uint64_t offset, std::uint64_t size,
+                                const std::string& name) {
+  if (offset == 0) return 0;
+  std::size_t newlines = 0;
+  if (line_start_from(fd, offset, name, &newlines) == size && size > 0) {
+    char last = '\n';
+    read_at(fd, &last, 1, size - 1, name);
+    if (last != '\n') ++newlines;
+  }
+  return newlines;
+}
+
+// Where 0-based line `line` starts and its index; past the last line, the file's size and the
+// number of lines.
+std::pair<std::uint64_t, std::size_t> locate_line(int fd, std::size_t line, std::uint64_t size,
+                                                  const std::string& name) {
+  if (line == 0) return {0, 0};
+  std::vector<char> buffer(kBlock);
+  std::size_t count = 0;
+  for (std::uint64_t pos = 0; pos < size;) {
+    const std::size_t n = read_at(fd, buffer.data(), kBlock, pos, name);
+    if (n == 0) break;
+    for (const char *p = buffer.data(), *end = p + n; p < end;) {
+      const void* newline = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
+      if (newline == nullptr) break;
+      p = static_cast<const char*>(newline) + 1;
+      if (++count == line) return {pos + static_cast<std::uint64_t>(p - buffer.data()), line};
+    }
+    pos += n;
+  }
+  char last = '\n';
+  if (size > 0) read_at(fd, &last, 1, size - 1, name);
+  return {size, count + (last != '\n' ? 1 : 0)};
+}
+
 void seek(int fd, std::uint64_t offset, const std::string& name) {
   if (::lseek(fd, static_cast<off_t>(offset), SEEK_SET) < 0)
     throw InputError(name + ": cannot seek: " + std::strerror(errno));
@@ -104,9 +142,24 @@ std::string shard_label(const Shard& shard) {
   return text;
 }
 
-ShardRange shard_range(int fd, const Shard& shard, const std::string& name) {
+ShardRange shard_range(int fd, const Shard& shard, const std::string& name,
+                       const WindowSchedule* windows) {
   const std::uint64_t size = regular_file_size(fd, name);
   ShardRange range;
+  if (windows != nullptr) {
+    // Each cut moves to the window boundary nearest to the line at its byte.
+    const auto boundary = [&](std::size_t k) {
+      return k == 0 ? std::size_t{0}
+                    : windows->nearest(lines_before_offset(fd, cut(k, shard.count, size), size, name));
+    };
+    const auto [begin, first] = locate_line(fd, boundary(shard.index), size, name);
+    range.begin = begin;
+    range.first_line = first + 1;
+    range.end = shard.index + 1 == shard.count
+                    ? size
+                    : std::max(begin, locate_line(fd, boundary(shard.index + 1), size, name).first);
+    return range;
+  }
   const std::uint64_t from = cut(shard.index, shard.count, size);
   std::size_t newlines = 0;
   range.begin = from == 0 ? 0 : line_start_from(fd, from, name, &newlines);
@@ -122,8 +175,9 @@ ShardRange shard_range(int fd, const Shard& shard, const std::string& name) {
   return range;
 }
 
-ShardRange seek_to_shard(int fd, const Shard& shard, const std::string& name) {
-  const ShardRange range = shard_range(fd, shard, name);
+ShardRange seek_to_shard(int fd, const Shard& shard, const std::string& name,
+                         const WindowSchedule* windows) {
+  const ShardRange range = shard_range(fd, shard, name, windows);
   seek(fd, range.begin, name);
   return range;
 }

@@ -16,6 +16,8 @@
 #include <cstdint>
 #include <string>
 
+#include "s2s/pipeline/windows.h"
+
 namespace s2s::pipeline {
 
 struct Shard {
@@ -41,10 +43,15 @@ struct ShardRange {
 // position is not used). Lines are split on '\n' as LineReader splits them. An empty shard
 // (more shards than lines) has begin == end. InputError when the file cannot be read;
 // UsageError when fd is not a regular file (a pipe cannot be sharded).
-ShardRange shard_range(int fd, const Shard& shard, const std::string& name);
+// With `windows` (translate: pipeline/windows.h), each cut then moves on to the window boundary
+// nearest to its line, so that every shard cuts the same windows as one whole run and writes the
+// same bytes (a shard is then empty when the file has fewer windows than shards).
+ShardRange shard_range(int fd, const Shard& shard, const std::string& name,
+                       const WindowSchedule* windows = nullptr);
 
 // shard_range, then moves fd's position to the range's begin.
-ShardRange seek_to_shard(int fd, const Shard& shard, const std::string& name);
+ShardRange seek_to_shard(int fd, const Shard& shard, const std::string& name,
+                         const WindowSchedule* windows = nullptr);
 
 // Moves fd (a regular file, read from its start) to where 1-based line `line` starts, reading
 // the bytes before it in large blocks; returns false (fd at the end) when the file has fewer

@@ -1,0 +1,64 @@
+// --resume (issue 20): a translate run that can be killed at any moment (Ctrl-C, SIGTERM from a
+// scheduler's time limit, kill -9, a lost node) and continued by the same command line, with
+// output byte-identical to an uninterrupted run. The journal (s2s/pipeline/journal.h) says how
+// much of the output is final; this class keeps it: it checks an existing journal against the
+// run about to continue it, opens the output at the resume point, and commits (fdatasync of the
+// output, then the journal) at most a second apart and at the end.
+//
+// Usage (cmd_translate.cc):
+//   ResumableOutput out(path, journal_of_this_run);   // UsageError when the run differs
+//   if (out.complete()) return;                       // nothing left to do
+//   seek the input to out.journal().input_offset, skip out.journal().lines_done lines...
+//   out.written(lines_done, input_offset, output_bytes);   // after each window
+//   out.finish() when stopped, out.finish_complete(...) at the end
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "s2s/pipeline/journal.h"
+
+namespace s2s::app {
+
+// A message about resuming ("continuing after line N"): not a warning, shown unless --quiet.
+void resume_notice(const std::string& message);
+
+class ResumableOutput {
+ public:
+  // `now`: what this run would write into a fresh journal (fingerprints, range, lines_total).
+  // With a journal at journal_path(output), continues it: UsageError saying what differs when
+  // the input, model, shard or options changed, InputError when the output is shorter than the
+  // journal says. Without one, starts from the range's beginning (a stale output is truncated).
+  // Opens the output either way.
+  ResumableOutput(const std::string& output, pipeline::Journal now);
+  ~ResumableOutput();
+  ResumableOutput(const ResumableOutput&) = delete;
+  ResumableOutput& operator=(const ResumableOutput&) = delete;
+
+  int fd() const { return fd_; }
+  // Where this run starts: lines_done, input_offset and output_bytes of the journal.
+  const pipeline::Journal& journal() const { return journal_; }
+  bool complete() const { return journal_.complete; }
+
+  // After a window was written, when it ends at a window boundary (windows.h): the totals so far
+  // (the output bytes include what earlier runs wrote) and the absolute input offset past the
+  // window. Commits when the last commit is a second old.
+  void written(std::size_t lines_done, std::uint64_t input_offset, std::uint64_t output_bytes);
+  // Commits the last point given to written(): a stopped run resumes from there.
+  void finish();
+  // Commits the end: everything in the range was written.
+  void finish_complete(std::size_t lines_done, std::uint64_t input_offset,
+                       std::uint64_t output_bytes);
+
+ private:
+  void commit();
+
+  std::string path_;
+  pipeline::Journal journal_;
+  int fd_ = -1;
+  std::chrono::steady_clock::time_point last_commit_;
+};
+
+}  // namespace s2s::app
