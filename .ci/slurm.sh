@@ -13,7 +13,9 @@ s2s=${S2S:-$repo/build/s2s}
 lines=${S2S_SLURM_LINES:-3000}
 shards=4
 victim=1  # the task requeued: one of the first two that start on two CPUs
-opts=(-b 1)
+# Greedy, for time. s2s resumes at window boundaries (every --maxi-batch lines, and shard cuts
+# move to them too): windows of 100 lines give ~750-line shards and resume points every 100.
+opts=(-b 1 --maxi-batch 100)
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/s2s-slurm-ci.XXXXXX")
 chmod 0755 "$work"  # munged wants every folder above its socket open to all
@@ -69,18 +71,24 @@ shard_out=$(printf 'out.de.shards/input.en.%05d-of-%05d' "$victim" "$shards")
 
 # The lines a shard output holds now (0 while it does not exist).
 lines_in() { if [ -f "$1" ]; then wc -l < "$1"; else echo 0; fi; }
+# The lines its journal says are final (0 while there is none).
+lines_done() {
+  local j="$1.s2s-journal"
+  if [ -f "$j" ]; then sed -n 's/.*"lines_done":\([0-9]*\).*/\1/p' "$j"; else echo 0; fi
+}
 job_state() { squeue -h -j "$1" -o %T 2> /dev/null || true; }
 
-# Requeue the victim once it is running and has written a few lines, well before its end
-# (shards are ~$((lines / shards)) lines; the model does tens of lines a second on one thread).
+# Requeue the victim once it is running and its journal holds its first window, well before its
+# end (shards are ~$((lines / shards)) lines; the model does tens of lines a second on one thread).
 deadline=$((SECONDS + 60))
-until [ "$(job_state "$task")" = RUNNING ] && [ "$(lines_in "$shard_out")" -ge 20 ]; do
+until [ "$(job_state "$task")" = RUNNING ] && [ "$(lines_done "$shard_out")" -ge 1 ]; do
   [ $SECONDS -lt $deadline ] || { echo "slurm CI: task $task never got going"; exit 1; }
   sleep 0.5
 done
 before=$(lines_in "$shard_out")
 scontrol requeue "$task"
-echo "slurm CI: requeued task $task with $before lines of its shard written"
+echo "slurm CI: requeued task $task with $before lines of its shard written," \
+  "$(lines_done "$shard_out") final"
 # A requeued job waits cred_expire (120 s) before it may start again; waive that here.
 deadline=$((SECONDS + 30))
 until [ "$(job_state "$task")" = PENDING ]; do
@@ -110,6 +118,10 @@ after=$(lines_in "$shard_out")
 log="out.de.shards/logs/translate-${array}_${victim}.log"
 attempts=$(grep -c 'attempt' "$log")
 [ "$attempts" = 2 ] || { echo "slurm CI: task $task log shows $attempts attempts"; cat "$log"; exit 1; }
+# s2s says where it continued ("--resume: OUT: continuing after line N (K of M lines done)").
+resumed=$(grep -o 'continuing after line [0-9]* ([0-9]* of [0-9]* lines done)' "$log" || true)
+[ -n "$resumed" ] || { echo "slurm CI: task $task started its shard over"; cat "$log"; exit 1; }
+echo "slurm CI: task $task, second attempt: $resumed"
 
 wait "$ref_pid"
 ref_pid=""
