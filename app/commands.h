@@ -14,6 +14,7 @@ struct Context {
 void set_info_command(CLI::App& app, const Context& context);
 void set_translate_command(CLI::App& app, const Context& context);
 void set_score_command(CLI::App& app, const Context& context);
+void set_progress_command(CLI::App& app);
 
 // The model folder given with -m, or the default one.
 std::string model_path(const std::string& given, const Context& context);

@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   s2s::app::set_translate_command(app, context);
   s2s::app::set_score_command(app, context);
   s2s::app::set_info_command(app, context);
+  s2s::app::set_progress_command(app);
   // The subcommand named on the command line, for messages ("s2s translate").
   const auto command = [&app] {
     std::string name = "s2s";
@@ -49,7 +50,7 @@ int main(int argc, char** argv) {
     if (argc > 1 && argv[1][0] != '-' &&
         static_cast<const CLI::App&>(app).get_subcommands(std::function<bool(const CLI::App*)>(named)).empty())
       throw s2s::UsageError(std::string("unknown subcommand '") + argv[1] +
-                            "' (s2s has translate, score and info; see s2s --help)");
+                            "' (s2s has translate, score, info and progress; see s2s --help)");
     app.parse(argc, argv);  // subcommand callbacks run here
     return finish_output();
   } catch (const CLI::Success& e) {

@@ -115,3 +115,53 @@ TEST_CASE("translate --resume continues from the journal's window boundary", "[c
 }
 
 }  // namespace s2s
+
+namespace s2s {
+
+TEST_CASE("s2s progress reads journals of outputs and folders", "[cli]") {
+  const test::TempDir dir("progress_cli");
+  const std::string input = dir.write("in.en", numbered_lines(40));
+  const std::string shards = (dir.dir / "shards").string();
+  std::filesystem::create_directories(shards);
+  const std::string base = "translate -b 1 --maxi-batch 4 " + model_arg() + " -i " + quoted(input) +
+                           " -o " + quoted(shards) + " --resume --shard ";
+  for (const char* k : {"0/3", "1/3", "2/3"}) REQUIRE(test::run_s2s(base + k).exit_code == 0);
+  // Shard 1 as if stopped after 4 of its lines.
+  const std::string second = shards + "/in.en.00001-of-00003";
+  pipeline::Journal j = *pipeline::read_journal(pipeline::journal_path(second));
+  const std::size_t total = j.lines_total;
+  j.complete = false;
+  j.lines_done = 4;
+  j.run_lines_at_start = 0;
+  j.run_started = j.updated - 2;  // 2 lines/s
+  pipeline::write_journal(pipeline::journal_path(second), j);
+
+  const auto text = test::run_s2s("progress " + quoted(shards));
+  INFO(text.err);
+  CHECK(text.exit_code == 0);
+  const std::vector<std::string> lines = test::split_lines(text.out);
+  REQUIRE(lines.size() == 4);
+  CHECK(lines[0].find("in.en.00000-of-00003: complete, ") != std::string::npos);
+  CHECK(lines[1].find("in.en.00001-of-00003: 4 of " + std::to_string(total) + " lines") !=
+        std::string::npos);
+  CHECK(lines[1].find("2.0 lines/s") != std::string::npos);
+  CHECK(lines[3].find("total: ") == 0);
+  CHECK(lines[3].find(" of 40 lines") != std::string::npos);
+  CHECK(lines[3].find("2 of 3 outputs complete") != std::string::npos);
+
+  const auto check = test::run_s2s("progress --require-complete " + quoted(shards));
+  CHECK(check.exit_code == 1);
+  CHECK(check.err.find("1 of 3 outputs not complete: " + second) != std::string::npos);
+  const auto json = test::run_s2s("progress --json " + quoted(second) + " " +
+                                  quoted(shards + "/missing"));
+  REQUIRE(test::split_lines(json.out).size() == 2);
+  CHECK(test::split_lines(json.out)[0].find("\"lines_done\":4") != std::string::npos);
+  CHECK(test::split_lines(json.out)[1].find("\"journal\":null") != std::string::npos);
+  REQUIRE(test::run_s2s(base + "1/3").exit_code == 0);  // resumed to the end
+  CHECK(test::run_s2s("progress --require-complete " + quoted(shards)).exit_code == 0);
+  const auto empty = test::run_s2s("progress " + quoted(dir.dir.string()));
+  CHECK(empty.exit_code == 1);
+  CHECK(empty.err.find("no s2s journals in this folder") != std::string::npos);
+}
+
+}  // namespace s2s

@@ -169,6 +169,33 @@ std::string journal_mismatch(const Journal& saved, const Journal& now) {
   return "";
 }
 
+JournalProgress journal_progress(const Journal& journal, double now) {
+  JournalProgress p;
+  const double seconds = journal.updated - journal.run_started;
+  const std::size_t lines = journal.lines_done - std::min(journal.lines_done, journal.run_lines_at_start);
+  if (seconds > 0 && lines > 0) p.lines_per_second = static_cast<double>(lines) / seconds;
+  if (!journal.complete && p.lines_per_second > 0)
+    p.seconds_left = static_cast<double>(journal.lines_total - journal.lines_done) / p.lines_per_second;
+  p.seconds_since_update = std::max(0.0, now - journal.updated);
+  return p;
+}
+
+std::string journal_progress_json(const std::string& output, const Journal* found, double now) {
+  if (found == nullptr) return nlohmann::json{{"output", output}, {"journal", nullptr}}.dump();
+  const Journal& journal = *found;
+  const JournalProgress p = journal_progress(journal, now);
+  nlohmann::json v = {{"output", output},
+                      {"input", journal.input},
+                      {"lines_done", journal.lines_done},
+                      {"lines_total", journal.lines_total},
+                      {"complete", journal.complete},
+                      {"lines_per_second", p.lines_per_second},
+                      {"seconds_left", nullptr},
+                      {"seconds_since_update", p.seconds_since_update}};
+  if (p.seconds_left >= 0) v["seconds_left"] = p.seconds_left;
+  return v.dump();
+}
+
 RangeScan scan_range(int fd, std::uint64_t begin, std::uint64_t end, const std::string& name) {
   RangeScan scan;
   Crc crc;

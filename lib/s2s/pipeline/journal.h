@@ -58,6 +58,21 @@ void write_journal(const std::string& path, const Journal& journal);
 // input, the model, the byte range or each option that differs.
 std::string journal_mismatch(const Journal& saved, const Journal& now);
 
+// What `s2s progress` says of a journal at Unix time `now`: the rate of the run that wrote it
+// (lines since it started over its time so far), the time left at that rate (negative when
+// unknown: no line yet, or complete), and how long ago it was written.
+struct JournalProgress {
+  double lines_per_second = 0;
+  double seconds_left = -1;
+  double seconds_since_update = 0;
+};
+JournalProgress journal_progress(const Journal& journal, double now);
+
+// One JSON object (one line, no newline) for `s2s progress --json`: output, input, lines_done,
+// lines_total, complete, lines_per_second, seconds_left (null when unknown),
+// seconds_since_update; {"output": ..., "journal": null} when `journal` is null (none found).
+std::string journal_progress_json(const std::string& output, const Journal* journal, double now);
+
 // Bytes [begin, end) of the regular file open as `fd` (pread: its position is not used): their
 // fingerprint and their number of lines, split as LineReader splits them (a last line without a
 // newline counts). InputError naming `name` when reading fails.
