@@ -71,10 +71,11 @@ shard_out=$(printf 'out.de.shards/input.en.%05d-of-%05d' "$victim" "$shards")
 
 # The lines a shard output holds now (0 while it does not exist).
 lines_in() { if [ -f "$1" ]; then wc -l < "$1"; else echo 0; fi; }
-# The lines its journal says are final (0 while there is none).
+# The lines its journal says are final, as `s2s progress --json` tells (0 while there is none).
 lines_done() {
-  local j="$1.s2s-journal"
-  if [ -f "$j" ]; then sed -n 's/.*"lines_done":\([0-9]*\).*/\1/p' "$j"; else echo 0; fi
+  local n
+  n=$("$s2s" progress --json "$1" | sed -n 's/.*"lines_done":\([0-9]*\).*/\1/p')
+  echo "${n:-0}"
 }
 job_state() { squeue -h -j "$1" -o %T 2> /dev/null || true; }
 
