@@ -32,6 +32,17 @@ shift 4
 case "$shards" in '' | *[!0-9]* | 0) echo "submit.sh: N must be a positive number, not '$shards'" >&2; exit 2 ;; esac
 [ -f "$input" ] || { echo "submit.sh: no input file $input" >&2; exit 2; }
 s2s=$(command -v "${S2S:-s2s}") || { echo "submit.sh: ${S2S:-s2s} not found (set S2S)" >&2; exit 2; }
+# The same options for the assemble job, less an --array throttle (it is one job, not an array).
+assemble_opts=()
+skip_next=0
+for opt in "${sbatch_opts[@]}"; do
+  if [ "$skip_next" = 1 ]; then skip_next=0; continue; fi
+  case "$opt" in
+    --array | -a) skip_next=1 ;;
+    --array=* | -a?*) ;;
+    *) assemble_opts+=("$opt") ;;
+  esac
+done
 outdir="$final.shards"
 mkdir -p "$outdir/logs"
 
@@ -42,7 +53,7 @@ array_job=$(sbatch --parsable --export="ALL,S2S=$s2s" --array="0-$((shards - 1))
 array_job=${array_job%%;*}  # --parsable prints "id;cluster" on multi-cluster setups
 # One CPU is plenty to concatenate, whatever the array asked for.
 assemble_job=$(sbatch --parsable --export="ALL,S2S=$s2s" --dependency="afterany:$array_job" \
-  --output="$outdir/logs/assemble-%j.log" "${sbatch_opts[@]}" --cpus-per-task=1 \
+  --output="$outdir/logs/assemble-%j.log" "${assemble_opts[@]}" --cpus-per-task=1 \
   "$here/assemble.sbatch" "$input" "$outdir" "$shards" "$final")
 assemble_job=${assemble_job%%;*}
 echo "$array_job"
