@@ -146,8 +146,12 @@ end_daemon() {
 
 # The slurmstepd processes that this cluster's slurmd started: they carry its SLURM_CONF.
 our_stepds() {
-  local pid
-  for pid in $(pgrep -x slurmstepd || true); do
+  local comm pid
+  # /proc rather than pgrep: procps is not on every minimal system.
+  for comm in /proc/[0-9]*/comm; do
+    [ "$(cat "$comm" 2> /dev/null)" = slurmstepd ] || continue
+    pid=${comm#/proc/}
+    pid=${pid%/comm}
     if tr '\0' '\n' 2> /dev/null < "/proc/$pid/environ" | grep -qxF "SLURM_CONF=$dir/slurm.conf"; then
       echo "$pid"
     fi
