@@ -68,8 +68,8 @@ std::string percent(std::size_t done, std::size_t total) {
 std::string describe(const pipeline::Journal& j, double now) {
   if (j.complete) return "complete, " + std::to_string(j.lines_done) + " lines";
   const pipeline::JournalProgress p = pipeline::journal_progress(j, now);
-  std::string text = std::to_string(j.lines_done) + " of " + std::to_string(j.lines_total) +
-                     " lines (" + percent(j.lines_done, j.lines_total) + ")";
+  std::string text = std::to_string(j.lines_written) + " of " + std::to_string(j.lines_total) +
+                     " lines (" + percent(j.lines_written, j.lines_total) + ")";
   if (p.lines_per_second > 0) {
     char rate[32];
     std::snprintf(rate, sizeof rate, "%.1f lines/s", p.lines_per_second);
@@ -99,7 +99,7 @@ void run_progress(const ProgressArgs& args) {
         continue;
       }
       complete += j->complete;
-      done += j->lines_done;
+      done += j->lines_written;
       total += j->lines_total;
       if (!j->complete) unfinished += (unfinished.empty() ? "" : ", ") + output;
       if (args.json)

@@ -116,10 +116,11 @@ class InOrderWriter {
  public:
   using Warnings =
       std::function<std::vector<std::string>(std::size_t line_number, const pipeline::InputNotes&)>;
-  // Called when a window's last record is written: records and output bytes written by this
-  // writer so far, and the input offset (as LineReader::line_ends counts) past the window.
-  using Written =
-      std::function<void(std::size_t records, std::uint64_t input_end, std::uint64_t bytes)>;
+  // Called after each write: records and output bytes written by this writer so far, whether
+  // that ends the window, and the input offset (as LineReader::line_ends counts) past the last
+  // record written.
+  using Written = std::function<void(std::size_t records, std::uint64_t input_end,
+                                     std::uint64_t bytes, bool window_done)>;
   // `lines_before`: input lines before the first one written here (a shard's, or those of an
   // earlier run that this one resumes), so that warnings name lines of the whole input.
   InOrderWriter(int fd, Progress& progress, Warnings warnings, std::size_t lines_before,
@@ -153,8 +154,8 @@ class InOrderWriter {
     text::repair_utf8(out);  // whatever the model and SentencePiece produce, the output is UTF-8
     closed_ = !write_all(fd_, out);
     bytes_ += out.size();
-    if (!closed_ && written_hook_ && next_ == slots_.size())
-      written_hook_(written_, line_ends_.back(), bytes_);
+    if (!closed_ && written_hook_)
+      written_hook_(written_, line_ends_[next_ - 1], bytes_, next_ == slots_.size());
     progress_.update(written_, false);
     return !closed_;
   }
@@ -308,10 +309,14 @@ void run_translate(const TranslateArgs& args, const Context& context) {
         return input_warnings(line, notes, translator.limit(), labels);
       },
       lines_before,
-      [&](std::size_t records, std::uint64_t input_end, std::uint64_t bytes) {
+      [&](std::size_t records, std::uint64_t input_end, std::uint64_t bytes, bool window_done) {
+        if (!resumable) return;
         // Only a window boundary is a resume point: a resumed run then cuts the same windows.
-        if (resumable && windows.is_boundary(lines_before + records))
-          resumable->written(lines_start + records, input_start + input_end, bytes_start + bytes);
+        if (window_done && windows.is_boundary(lines_before + records))
+          resumable->reached_boundary(lines_start + records, input_start + input_end,
+                                      bytes_start + bytes);
+        else
+          resumable->written(lines_start + records);
       });
   std::vector<std::string> lines;
   std::size_t window_start = 0;  // lines read before this window (in this run)

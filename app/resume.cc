@@ -67,7 +67,7 @@ ResumableOutput::ResumableOutput(const std::string& output, pipeline::Journal no
     throw InputError(output + ": cannot truncate the output to its resume point: " + why);
   }
   journal_.run_started = unix_seconds();
-  journal_.run_lines_at_start = journal_.lines_done;
+  journal_.run_lines_at_start = journal_.lines_written = journal_.lines_done;
   if (journal_.lines_done > 0 && !journal_.complete)
     resume_notice("--resume: " + output + ": continuing after line " +
               std::to_string(journal_.first_line - 1 + journal_.lines_done) + " (" +
@@ -80,9 +80,14 @@ ResumableOutput::~ResumableOutput() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-void ResumableOutput::written(std::size_t lines_done, std::uint64_t input_offset,
-                              std::uint64_t output_bytes) {
-  journal_.lines_done = lines_done;
+void ResumableOutput::written(std::size_t lines_written) {
+  journal_.lines_written = lines_written;
+  if (std::chrono::steady_clock::now() - last_commit_ >= kCommitInterval) commit();
+}
+
+void ResumableOutput::reached_boundary(std::size_t lines_done, std::uint64_t input_offset,
+                                       std::uint64_t output_bytes) {
+  journal_.lines_done = journal_.lines_written = lines_done;
   journal_.input_offset = input_offset;
   journal_.output_bytes = output_bytes;
   if (std::chrono::steady_clock::now() - last_commit_ >= kCommitInterval) commit();
@@ -92,7 +97,7 @@ void ResumableOutput::finish() { commit(); }
 
 void ResumableOutput::finish_complete(std::size_t lines_done, std::uint64_t input_offset,
                                       std::uint64_t output_bytes) {
-  journal_.lines_done = lines_done;
+  journal_.lines_done = journal_.lines_written = lines_done;
   journal_.input_offset = input_offset;
   journal_.output_bytes = output_bytes;
   journal_.complete = true;

@@ -9,7 +9,7 @@
 //   ResumableOutput out(path, journal_of_this_run);   // UsageError when the run differs
 //   if (out.complete()) return;                       // nothing left to do
 //   seek the input to out.journal().input_offset, skip out.journal().lines_done lines...
-//   out.written(lines_done, input_offset, output_bytes);   // after each window
+//   out.written(lines) after each write; out.reached_boundary(...) after a window
 //   out.finish() when stopped, out.finish_complete(...) at the end
 #pragma once
 
@@ -42,10 +42,14 @@ class ResumableOutput {
   const pipeline::Journal& journal() const { return journal_; }
   bool complete() const { return journal_.complete; }
 
-  // After a window was written, when it ends at a window boundary (windows.h): the totals so far
-  // (the output bytes include what earlier runs wrote) and the absolute input offset past the
-  // window. Commits when the last commit is a second old.
-  void written(std::size_t lines_done, std::uint64_t input_offset, std::uint64_t output_bytes);
+  // After records were written: the lines in the output now. Commits (the last resume point, with
+  // this count for `s2s progress`) when the last commit is a second old.
+  void written(std::size_t lines_written);
+  // After a window that ends at a window boundary (windows.h) was written: a resume point, the
+  // totals so far (the output bytes include what earlier runs wrote) and the absolute input
+  // offset past the window. Commits when the last commit is a second old.
+  void reached_boundary(std::size_t lines_done, std::uint64_t input_offset,
+                        std::uint64_t output_bytes);
   // Commits the last point given to written(): a stopped run resumes from there.
   void finish();
   // Commits the end: everything in the range was written.

@@ -6,10 +6,12 @@
 # (nothing runs after it: only what the journal committed survives). After each stop it checks
 # that the journal's lines_done never goes back and that the output holds at least the bytes the
 # journal calls final. Then it lets the run finish and compares; the same for shard 1 of 3
-# (`-o FOLDER/ --shard 1/3`, RUNS/3 stops), whose shards must concatenate to the whole run. The input has what breaks naive resuming: empty
-# lines, CRLF, invalid UTF-8, lines over --max-length (split), a last line without newline.
-# Prints one line per stop and a summary; exits 1 on the first failure. CTest runs it on a fixture
-# model (tests/CMakeLists.txt); the closing note of issue 20 gives a run on models/en-de.
+# (`-o FOLDER/ --shard 1/3`, RUNS/3 stops), whose shards must concatenate to the whole run.
+# The input has what breaks naive resuming: empty lines, CRLF, invalid UTF-8, lines over
+# --max-length (split), a last line without newline; RESUME_LINES (environment) sets its size
+# (3000 lines). Prints one line per stop and a summary; exits 1 on the first failure. CTest runs
+# it on a fixture model (tests/CMakeLists.txt); the closing note of issue 20 gives a run on
+# models/en-de.
 set -u
 S2S=$1
 MODEL=$2
@@ -22,7 +24,7 @@ trap '[ -n "${KEEP:-}" ] || rm -rf "$WORK"' EXIT
 
 words=(the licence is free software and this package provides a tool for translating text
        files with many options it can read input from standard streams or write output to disk)
-for ((i = 0; i < 3000; i++)); do
+for ((i = 0; i < ${RESUME_LINES:-3000}; i++)); do
   line=""
   for ((w = 0; w < 3 + (i * 7) % 17; w++)); do line+="${words[(i * 3 + w * 5) % ${#words[@]}]} "; done
   if ((i % 37 == 5)); then echo; fi

@@ -132,6 +132,7 @@ TEST_CASE("s2s progress reads journals of outputs and folders", "[cli]") {
   const std::size_t total = j.lines_total;
   j.complete = false;
   j.lines_done = 4;
+  j.lines_written = 6;  // 2 past the last resume point
   j.run_lines_at_start = 0;
   j.run_started = j.updated - 2;  // 2 lines/s
   pipeline::write_journal(pipeline::journal_path(second), j);
@@ -142,9 +143,9 @@ TEST_CASE("s2s progress reads journals of outputs and folders", "[cli]") {
   const std::vector<std::string> lines = test::split_lines(text.out);
   REQUIRE(lines.size() == 4);
   CHECK(lines[0].find("in.en.00000-of-00003: complete, ") != std::string::npos);
-  CHECK(lines[1].find("in.en.00001-of-00003: 4 of " + std::to_string(total) + " lines") !=
+  CHECK(lines[1].find("in.en.00001-of-00003: 6 of " + std::to_string(total) + " lines") !=
         std::string::npos);
-  CHECK(lines[1].find("2.0 lines/s") != std::string::npos);
+  CHECK(lines[1].find("3.0 lines/s") != std::string::npos);
   CHECK(lines[3].find("total: ") == 0);
   CHECK(lines[3].find(" of 40 lines") != std::string::npos);
   CHECK(lines[3].find("2 of 3 outputs complete") != std::string::npos);
@@ -156,6 +157,7 @@ TEST_CASE("s2s progress reads journals of outputs and folders", "[cli]") {
                                   quoted(shards + "/missing"));
   REQUIRE(test::split_lines(json.out).size() == 2);
   CHECK(test::split_lines(json.out)[0].find("\"lines_done\":4") != std::string::npos);
+  CHECK(test::split_lines(json.out)[0].find("\"lines_written\":6") != std::string::npos);
   CHECK(test::split_lines(json.out)[1].find("\"journal\":null") != std::string::npos);
   REQUIRE(test::run_s2s(base + "1/3").exit_code == 0);  // resumed to the end
   CHECK(test::run_s2s("progress --require-complete " + quoted(shards)).exit_code == 0);

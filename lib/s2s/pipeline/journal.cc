@@ -23,7 +23,7 @@ namespace s2s::pipeline {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Journal, command, input, output, input_fingerprint,
                                    model_fingerprint, options, range_begin, range_end, first_line,
                                    lines_total, lines_done, input_offset, output_bytes, complete,
-                                   run_started, run_lines_at_start, updated)
+                                   lines_written, run_started, run_lines_at_start, updated)
 
 namespace {
 
@@ -113,7 +113,8 @@ std::optional<Journal> read_journal(const std::string& path) {
   } catch (const nlohmann::json::exception&) {
     throw InputError(path + ": not an s2s journal (remove it to start again)");
   }
-  if (journal.lines_done > journal.lines_total || journal.input_offset < journal.range_begin ||
+  if (journal.lines_done > journal.lines_total || journal.lines_written < journal.lines_done ||
+      journal.lines_written > journal.lines_total || journal.input_offset < journal.range_begin ||
       journal.input_offset > journal.range_end)
     throw InputError(path + ": an inconsistent s2s journal (remove it to start again)");
   return journal;
@@ -172,10 +173,11 @@ std::string journal_mismatch(const Journal& saved, const Journal& now) {
 JournalProgress journal_progress(const Journal& journal, double now) {
   JournalProgress p;
   const double seconds = journal.updated - journal.run_started;
-  const std::size_t lines = journal.lines_done - std::min(journal.lines_done, journal.run_lines_at_start);
+  const std::size_t lines =
+      journal.lines_written - std::min(journal.lines_written, journal.run_lines_at_start);
   if (seconds > 0 && lines > 0) p.lines_per_second = static_cast<double>(lines) / seconds;
   if (!journal.complete && p.lines_per_second > 0)
-    p.seconds_left = static_cast<double>(journal.lines_total - journal.lines_done) / p.lines_per_second;
+    p.seconds_left = static_cast<double>(journal.lines_total - journal.lines_written) / p.lines_per_second;
   p.seconds_since_update = std::max(0.0, now - journal.updated);
   return p;
 }
@@ -187,6 +189,7 @@ std::string journal_progress_json(const std::string& output, const Journal* foun
   nlohmann::json v = {{"output", output},
                       {"input", journal.input},
                       {"lines_done", journal.lines_done},
+                      {"lines_written", journal.lines_written},
                       {"lines_total", journal.lines_total},
                       {"complete", journal.complete},
                       {"lines_per_second", p.lines_per_second},

@@ -37,6 +37,9 @@ struct Journal {
   std::uint64_t input_offset = 0;  // where the range's line lines_done + 1 starts (absolute)
   std::uint64_t output_bytes = 0;
   bool complete = false;
+  // Lines in the output when the journal was written: lines_done and those written after the
+  // last resume point (cut off on resume), for `s2s progress`.
+  std::size_t lines_written = 0;
   // For an estimate of the time left: when this run started (Unix seconds), with how many lines
   // done, and when the journal was last written.
   double run_started = 0;
@@ -59,7 +62,7 @@ void write_journal(const std::string& path, const Journal& journal);
 std::string journal_mismatch(const Journal& saved, const Journal& now);
 
 // What `s2s progress` says of a journal at Unix time `now`: the rate of the run that wrote it
-// (lines since it started over its time so far), the time left at that rate (negative when
+// (lines written since it started over its time so far), the time left at that rate (negative when
 // unknown: no line yet, or complete), and how long ago it was written.
 struct JournalProgress {
   double lines_per_second = 0;
@@ -68,8 +71,8 @@ struct JournalProgress {
 };
 JournalProgress journal_progress(const Journal& journal, double now);
 
-// One JSON object (one line, no newline) for `s2s progress --json`: output, input, lines_done,
-// lines_total, complete, lines_per_second, seconds_left (null when unknown),
+// One JSON object (one line, no newline) for `s2s progress --json`: output, input, lines_done
+// (final: a resumed run continues after them), lines_written, lines_total, complete, lines_per_second, seconds_left (null when unknown),
 // seconds_since_update; {"output": ..., "journal": null} when `journal` is null (none found).
 std::string journal_progress_json(const std::string& output, const Journal* journal, double now);
 
