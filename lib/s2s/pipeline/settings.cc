@@ -152,8 +152,8 @@ const OptionSpec<Settings> kRows[] = {
     {"maxi-batch", "", nullptr, false, Bound::at_least_one, nullptr, S2S_FIELD(maxi_batch),
      "Lines read at a time (and sorted by length) when input comes faster than it is translated"},
     {"dedup", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(dedup),
-     "Translate each distinct line once and copy its result to every repeat (the same output; "
-     "for corpora that repeat lines); finished lines are kept within --dedup-memory, the least "
+     "Translate each distinct line once and copy its result to every repeat (the same "
+     "translations; for corpora that repeat lines); finished lines are kept within --dedup-memory, the least "
      "recently used dropped first"},
     {"dedup-memory", "", nullptr, false, Bound::positive, nullptr, S2S_FIELD(dedup_memory),
      "--dedup: megabytes the finished lines may take, counted roughly (the lines, their "
