@@ -17,6 +17,7 @@
 #include <cstring>
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 
@@ -33,6 +34,7 @@
 #include "s2s/formats/detect.h"
 #include "s2s/pipeline/long_lines.h"
 #include "s2s/text/clean.h"
+#include "s2s/pipeline/dedup.h"
 #include "s2s/pipeline/journal.h"
 #include "s2s/pipeline/line_reader.h"
 #include "s2s/pipeline/parallel_translate.h"
@@ -209,6 +211,30 @@ pipeline::Journal journal_of_run(const TranslateArgs& args, const std::string& o
   return journal;
 }
 
+// --dedup: the cache of finished lines (--dedup-memory MB), or none.
+std::unique_ptr<pipeline::DedupCache> dedup_cache(const pipeline::TranslateSettings& settings) {
+  if (!settings.dedup) return nullptr;
+  const double bytes = static_cast<double>(settings.dedup_memory) * (1 << 20);
+  constexpr double kMost = static_cast<double>(std::numeric_limits<std::size_t>::max() / 2);
+  return std::make_unique<pipeline::DedupCache>(static_cast<std::size_t>(std::min(bytes, kMost)));
+}
+
+// translate_in_parallel over one window, through the --dedup cache when there is one (`done`
+// is then called for every line too, each with its own index).
+void translate_window(const pipeline::Translator& translator, const std::vector<std::string>& lines,
+                      const pipeline::ParallelOptions& parallel, pipeline::DedupCache* dedup,
+                      const pipeline::Translator::LineDone& done, std::size_t first_line_number,
+                      const std::atomic<bool>* stop) {
+  const auto translate = [&](const std::vector<std::string>& work,
+                             const pipeline::Translator::LineDone& work_done) {
+    pipeline::translate_in_parallel(translator, work, parallel, work_done, first_line_number, stop);
+  };
+  if (dedup)
+    pipeline::translate_deduplicated(lines, *dedup, translate, done);
+  else
+    translate(lines, done);
+}
+
 void run_translate(const TranslateArgs& args, const Context& context) {
   // A closed pipe must show up as EPIPE from write(), not kill the process.
   std::signal(SIGPIPE, SIG_IGN);
@@ -318,6 +344,7 @@ void run_translate(const TranslateArgs& args, const Context& context) {
         else
           resumable->written(lines_start + records);
       });
+  const std::unique_ptr<pipeline::DedupCache> dedup = dedup_cache(settings);
   std::vector<std::string> lines;
   std::size_t window_start = 0;  // lines read before this window (in this run)
   while (reader.next_window(
@@ -326,8 +353,8 @@ void run_translate(const TranslateArgs& args, const Context& context) {
     if (window_start == 0 && lines_before == 0) text::strip_bom(lines.front());
     if (prefixes) prefixes->attach(lines, lines_before + window_start + 1);
     writer.start_window(lines.size(), reader.line_ends());
-    pipeline::translate_in_parallel(
-        translator, lines, parallel,
+    translate_window(
+        translator, lines, parallel, dedup.get(),
         [&](std::size_t i, pipeline::Translation translation, const pipeline::InputNotes& notes) {
           const std::size_t line_id = lines_before + window_start + i;  // of the whole input
           std::string record;

@@ -152,6 +152,13 @@ const OptionSpec<Settings> kRows[] = {
      "joined with a space), truncate (keep its first tokens) or fail"},
     {"maxi-batch", "", nullptr, false, Bound::at_least_one, nullptr, S2S_FIELD(maxi_batch),
      "Lines read at a time (and sorted by length) when input comes faster than it is translated"},
+    {"dedup", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(dedup),
+     "Translate each distinct line once and copy its result to every repeat (the same "
+     "translations; for corpora that repeat lines); finished lines are kept within --dedup-memory, the least "
+     "recently used dropped first"},
+    {"dedup-memory", "", nullptr, false, Bound::positive, nullptr, S2S_FIELD(dedup_memory),
+     "--dedup: megabytes the finished lines may take, counted roughly (the lines, their "
+     "translations and tokens); fractions allowed"},
     {"threads", "", "cpu-threads", false, Bound::non_negative, nullptr, S2S_FIELD(threads),
      "Compute threads (of each worker); 0 uses OMP_NUM_THREADS if set, else all cores "
      "(divided among the workers)"},

@@ -27,6 +27,8 @@ struct TranslateSettings {
   dim_t maxi_batch = 1000;     // lines read per window when input arrives faster than it is used
   dim_t threads = 0;           // 0: OMP_NUM_THREADS if set, else all cores (divided by workers)
   dim_t workers = 1;           // translators running at once on one shared model
+  bool dedup = false;          // translate each distinct line once (pipeline/dedup.h)
+  float dedup_memory = 256;    // MB the finished lines of --dedup may take
   ops::Precision precision = ops::Precision::f32;  // what the linear layers compute in
   OutputFormat format = OutputFormat::text;
   bool no_spm_decode = false;  // print target pieces, not detokenized text (Marian's flag)
