@@ -48,7 +48,7 @@ std::vector<std::vector<Candidate>> Engine::translate_n_best(
         for (const search::Hypothesis& h : translation.hypotheses)
           results[i].push_back({formatter.translation_text(h.ids), h.score, h.normalized_score,
                                 formatter.alignment().on()
-                                    ? formatter.alignment_suffix(h).substr(5)  // after " ||| "
+                                    ? formatter.alignment_suffix(translation, h).substr(5)  // after " ||| "
                                     : std::string()});
       });
   return results;

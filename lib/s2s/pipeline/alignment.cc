@@ -35,10 +35,9 @@ std::string alignment_name(const AlignmentOutput& a) {
   return "off";
 }
 
-std::vector<std::pair<std::size_t, std::size_t>> hard_alignment(const std::vector<float>& rows,
-                                                                std::size_t sources,
-                                                                float threshold) {
-  std::vector<std::pair<std::size_t, std::size_t>> pairs;
+AlignmentPairs hard_alignment(const std::vector<float>& rows, std::size_t sources,
+                              float threshold) {
+  AlignmentPairs pairs;
   if (sources == 0) return pairs;
   const std::size_t targets = rows.size() / sources;
   for (std::size_t t = 0; t < targets; ++t) {
@@ -93,7 +92,7 @@ std::vector<long> word_of_piece(const std::vector<std::int32_t>& ids, const text
   return words;
 }
 
-WordAlignment word_alignment(const std::vector<std::pair<std::size_t, std::size_t>>& piece_pairs,
+WordAlignment word_alignment(const AlignmentPairs& piece_pairs,
                              const std::vector<long>& source_words, const std::string& source_text,
                              const std::vector<long>& target_words,
                              const std::string& target_text) {
@@ -116,6 +115,53 @@ WordAlignment word_alignment(const std::vector<std::pair<std::size_t, std::size_
   return a;
 }
 
+AlignedSource AlignedSource::whole(std::vector<std::int32_t> ids, std::string text, bool label) {
+  AlignedSource source;
+  source.pieces.push_back({ids.size(), label, false});
+  source.ids = std::move(ids);
+  source.text = std::move(text);
+  return source;
+}
+
+std::vector<long> source_words(const AlignedSource& source, const text::Vocabulary& vocab,
+                               std::int32_t eos) {
+  std::vector<long> words;
+  words.reserve(source.ids.size());
+  long next = 0;  // the first word of the next piece
+  std::size_t begin = 0;
+  for (const AlignedSource::Piece& piece : source.pieces) {
+    const std::vector<std::int32_t> ids(source.ids.begin() + static_cast<std::ptrdiff_t>(begin),
+                                        source.ids.begin() + static_cast<std::ptrdiff_t>(piece.end));
+    const long offset = piece.continues_word && next > 0 ? next - 1 : next;
+    for (long w : word_of_piece(ids, vocab, eos, piece.skip_first)) {
+      words.push_back(w < 0 ? -1 : w + offset);
+      if (w >= 0) next = std::max(next, w + offset + 1);
+    }
+    begin = piece.end;
+  }
+  return words;
+}
+
+WordAlignment word_alignment(const AlignmentPairs& piece_pairs, const AlignedSource& source,
+                             const text::Vocabulary& source_vocab,
+                             const std::vector<std::int32_t>& target_ids,
+                             const text::Vocabulary& target_vocab,
+                             const std::string& target_text) {
+  return word_alignment(piece_pairs, source_words(source, source_vocab, source_vocab.eos_id()),
+                        source.text,
+                        word_of_piece(target_ids, target_vocab, target_vocab.eos_id(), false),
+                        target_text);
+}
+
+std::string pairs_text(const AlignmentPairs& pairs) {
+  std::string out;
+  for (const auto& [s, t] : pairs) {
+    if (!out.empty()) out += ' ';
+    out += std::to_string(s) + "-" + std::to_string(t);
+  }
+  return out;
+}
+
 std::string alignment_text(const std::vector<float>& rows, std::size_t sources,
                            const AlignmentOutput& alignment) {
   std::string out;
@@ -126,11 +172,7 @@ std::string alignment_text(const std::vector<float>& rows, std::size_t sources,
     }
     return out;
   }
-  for (const auto& [s, t] : hard_alignment(rows, sources, alignment.threshold)) {
-    if (!out.empty()) out += ' ';
-    out += std::to_string(s) + "-" + std::to_string(t);
-  }
-  return out;
+  return pairs_text(hard_alignment(rows, sources, alignment.threshold));
 }
 
 }  // namespace s2s::pipeline

@@ -31,10 +31,15 @@ struct AlignmentOutput {
 std::optional<AlignmentOutput> parse_alignment(const std::string& text);
 std::string alignment_name(const AlignmentOutput& alignment);
 
+// (source, target) position pairs.
+using AlignmentPairs = std::vector<std::pair<std::size_t, std::size_t>>;
+
 // The (source, target) pairs of rows [targets x sources], sorted by source, then target.
-std::vector<std::pair<std::size_t, std::size_t>> hard_alignment(const std::vector<float>& rows,
-                                                                std::size_t sources,
-                                                                float threshold);
+AlignmentPairs hard_alignment(const std::vector<float>& rows, std::size_t sources,
+                              float threshold);
+
+// Pairs as marian-decoder prints them: "s-t s-t ...".
+std::string pairs_text(const AlignmentPairs& pairs);
 
 // The source positions of rows that hold one row per target token (none: 0).
 inline std::size_t alignment_sources(const std::vector<float>& rows, std::size_t targets) {
@@ -55,9 +60,44 @@ struct WordAlignment {
 std::vector<long> word_of_piece(const std::vector<std::int32_t>& ids, const text::Vocabulary& vocab,
                                 std::int32_t eos, bool skip_first);
 
-WordAlignment word_alignment(const std::vector<std::pair<std::size_t, std::size_t>>& piece_pairs,
+WordAlignment word_alignment(const AlignmentPairs& piece_pairs,
                              const std::vector<long>& source_words, const std::string& source_text,
                              const std::vector<long>& target_words, const std::string& target_text);
+
+// The source side of an aligned sentence, what mapping its piece positions to words and
+// characters needs: the ids the model read, the cleaned line (the line as given unless it held
+// invalid UTF-8 or control characters), and the pieces the ids are made of: one for a line read
+// whole (translated or scored); for a line split into pieces (translator.h), each piece's ids
+// one after another, each with its own </s> and label.
+struct AlignedSource {
+  struct Piece {
+    std::size_t end = 0;  // where its ids end in `ids`
+    // Its first id is a language label that is no word of `text`: a --target-lang label, or
+    // the line's own leading label repeated before a later piece of a split line.
+    bool skip_first = false;
+    // It starts inside the last word of the piece before (a word too long for one piece was
+    // cut between characters), so its first word is that word.
+    bool continues_word = false;
+  };
+  std::vector<std::int32_t> ids;
+  std::string text;
+  std::vector<Piece> pieces;
+
+  // A line read whole; `label`: its first id is a --target-lang label.
+  static AlignedSource whole(std::vector<std::int32_t> ids, std::string text, bool label);
+};
+
+// The word of each source piece (-1: none): word_of_piece over each of source.pieces, the
+// words of a piece numbered after those of the pieces before it.
+std::vector<long> source_words(const AlignedSource& source, const text::Vocabulary& vocab,
+                               std::int32_t eos);
+
+// The word alignment of hard piece pairs between `source` and target ids whose printed text is
+// `target_text` (translate's and score's jsonl "alignment" and "alignment_spans").
+WordAlignment word_alignment(const AlignmentPairs& piece_pairs, const AlignedSource& source,
+                             const text::Vocabulary& source_vocab,
+                             const std::vector<std::int32_t>& target_ids,
+                             const text::Vocabulary& target_vocab, const std::string& target_text);
 
 // What marian-decoder prints after " ||| ".
 std::string alignment_text(const std::vector<float>& rows, std::size_t sources,

@@ -39,44 +39,48 @@ void add_scores(const text::TextCodec& codec, const std::vector<std::int32_t>& i
   record["token_scores"] = std::move(token_scores);
 }
 
+// [[source, target], ...]
+Json pairs_json(const AlignmentPairs& pairs) {
+  Json list = Json::array();
+  for (const auto& [s, t] : pairs) list.push_back(Json::array({s, t}));
+  return list;
+}
+
 // jsonl "piece_alignment" of rows for `targets` target pieces: [[source, target], ...] pairs of
 // pieces (</s> included), or with soft alignment one list of source weights per target piece.
 Json alignment_json(const std::vector<float>& rows, std::size_t targets,
                     const AlignmentOutput& alignment) {
-  Json list = Json::array();
   const std::size_t sources = alignment_sources(rows, targets);
-  if (alignment.kind == AlignmentOutput::Kind::soft) {
-    for (std::size_t t = 0; sources > 0 && t < targets; ++t) {
-      Json row = Json::array();
-      for (std::size_t s = 0; s < sources; ++s) row.push_back(json_number(rows[t * sources + s]));
-      list.push_back(std::move(row));
-    }
-    return list;
+  if (alignment.kind != AlignmentOutput::Kind::soft)
+    return pairs_json(hard_alignment(rows, sources, alignment.threshold));
+  Json list = Json::array();
+  for (std::size_t t = 0; sources > 0 && t < targets; ++t) {
+    Json row = Json::array();
+    for (std::size_t s = 0; s < sources; ++s) row.push_back(json_number(rows[t * sources + s]));
+    list.push_back(std::move(row));
   }
-  for (const auto& [s, t] : hard_alignment(rows, sources, alignment.threshold))
-    list.push_back(Json::array({s, t}));
   return list;
 }
 
-// jsonl "alignment" (word pairs) and "alignment_spans" (characters, when the words match the
-// text) of a hard alignment, for a line translated whole (alignment.h word_alignment).
-void add_word_alignment(const OutputFormatter& formatter, const text::TextCodec& codec,
-                        const Translation& translation, const search::Hypothesis& h,
-                        const std::string& target_text, Json& record) {
-  const AlignmentOutput& alignment = formatter.alignment();
-  if (alignment.kind != AlignmentOutput::Kind::hard || translation.source_ids.empty()) return;
+// jsonl "piece_alignment", then with a hard alignment "alignment" (word pairs) and
+// "alignment_spans" (characters, when the words match the text; alignment.h word_alignment) of
+// `target_ids` printed as `target_text`, aligned to `source` by `rows` (a translated or scored
+// sentence) or by `pairs` (a split line, whose rows are not kept: Translation::split_alignment).
+void add_alignment(const text::TextCodec& codec, const AlignmentOutput& alignment,
+                   const AlignedSource& source, const std::vector<std::int32_t>& target_ids,
+                   const std::string& target_text, const std::vector<float>& rows,
+                   const AlignmentPairs* pairs, Json& record) {
+  record["piece_alignment"] =
+      pairs != nullptr ? pairs_json(*pairs) : alignment_json(rows, target_ids.size(), alignment);
+  if (alignment.kind != AlignmentOutput::Kind::hard || source.ids.empty()) return;
   const WordAlignment words = word_alignment(
-      hard_alignment(h.alignment, translation.source_ids.size(), alignment.threshold),
-      word_of_piece(translation.source_ids, codec.source_vocab(), codec.source_vocab().eos_id(),
-                    translation.source_label),
-      translation.source_text,
-      word_of_piece(h.ids, codec.target_vocab(), codec.target_vocab().eos_id(), false),
-      target_text);
-  Json pairs = Json::array(), spans = Json::array();
-  for (const auto& [s, t] : words.pairs) pairs.push_back(Json::array({s, t}));
+      pairs != nullptr ? *pairs : hard_alignment(rows, source.ids.size(), alignment.threshold),
+      source, codec.source_vocab(), target_ids, codec.target_vocab(), target_text);
+  Json pairs_list = Json::array(), spans = Json::array();
+  for (const auto& [s, t] : words.pairs) pairs_list.push_back(Json::array({s, t}));
   for (const auto& sp : words.spans)
     spans.push_back(Json::array({Json::array({sp[0], sp[1]}), Json::array({sp[2], sp[3]})}));
-  record["alignment"] = std::move(pairs);
+  record["alignment"] = std::move(pairs_list);
   if (!words.spans.empty() || words.pairs.empty()) record["alignment_spans"] = std::move(spans);
 }
 
@@ -95,13 +99,12 @@ Json hypothesis_json(const OutputFormatter& formatter, const text::TextCodec& co
                hypothesis->token_scores, record);
   }
   if (formatter.alignment().on()) {
-    record["piece_alignment"] =
-        hypothesis == nullptr
-            ? Json::array()
-            : alignment_json(hypothesis->alignment, hypothesis->ids.size(), formatter.alignment());
-    if (hypothesis != nullptr)
-      add_word_alignment(formatter, codec, translation, *hypothesis,
-                         record["translation"].get<std::string>(), record);
+    if (hypothesis == nullptr)
+      record["piece_alignment"] = Json::array();
+    else
+      add_alignment(codec, formatter.alignment(), translation.source, hypothesis->ids,
+                    record["translation"].get<std::string>(), hypothesis->alignment,
+                    translation.split ? &translation.split_alignment : nullptr, record);
   }
   return record;
 }
@@ -141,9 +144,11 @@ OutputFormatter::OutputFormatter(const text::TextCodec& codec, OutputFormat form
       target_text_(target_text),
       alignment_(alignment) {}
 
-std::string OutputFormatter::alignment_suffix(const search::Hypothesis& h) const {
+std::string OutputFormatter::alignment_suffix(const Translation& translation,
+                                              const search::Hypothesis& h) const {
   if (!alignment_.on()) return {};
-  // A split line's joined hypothesis has no rows: its pieces aligned to different sources.
+  // A split line's joined hypothesis has no rows: its pieces' pairs are joined instead.
+  if (translation.split) return " ||| " + pairs_text(translation.split_alignment);
   return " ||| " + alignment_text(h.alignment, alignment_sources(h.alignment, h.ids.size()),
                                   alignment_);
 }
@@ -171,7 +176,7 @@ void OutputFormatter::append_split(const Translation& translation,
     if (!piece_text.empty()) texts.push_back(std::move(piece_text));
   }
   out += join(texts, " ");
-  out += alignment_suffix(best);
+  out += alignment_suffix(translation, best);
   if (format_ == OutputFormat::nbest)
     out += " ||| F0= " + marian_float(best.score) + " ||| " + marian_float(best.normalized_score);
   out += '\n';
@@ -183,7 +188,7 @@ void OutputFormatter::append(const Translation& translation, std::size_t line_id
     case OutputFormat::text:
       if (!translation.hypotheses.empty())
         out += translation_text(translation.hypotheses.front().ids) +
-               alignment_suffix(translation.hypotheses.front());
+               alignment_suffix(translation, translation.hypotheses.front());
       out += '\n';
       return;
     case OutputFormat::nbest:
@@ -206,7 +211,7 @@ void OutputFormatter::append_nbest(const Translation& translation, std::size_t l
   for (std::size_t k = 0; k < count; ++k) {
     const search::Hypothesis& h = translation.hypotheses[k];
     // "F0= " with a space: Marian's form when the score breakdown is kept (it is with --n-best).
-    out += id + " ||| " + translation_text(h.ids) + alignment_suffix(h) + " ||| F0= " +
+    out += id + " ||| " + translation_text(h.ids) + alignment_suffix(translation, h) + " ||| F0= " +
            marian_float(h.score) +
            " ||| " + marian_float(h.normalized_score) + '\n';
   }
@@ -231,7 +236,8 @@ void append_score_jsonl(const text::TextCodec& codec, const PairScore& score, st
   add_scores(codec, score.target_ids, score.score, score.normalized_score, score.token_scores,
              record);
   if (alignment.on())
-    record["piece_alignment"] = alignment_json(score.alignment, score.target_ids.size(), alignment);
+    add_alignment(codec, alignment, score.source, score.target_ids, score.target_text,
+                  score.alignment, nullptr, record);
   append_json_line(record, out);
 }
 

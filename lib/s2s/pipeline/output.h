@@ -46,7 +46,8 @@ std::optional<OutputFormat> parse_output_format(const std::string& name);
 std::string marian_float(float value);
 
 // score's jsonl record of one pair: {"score", "normalized_score", "tokens", "token_scores"}.
-// With alignment on, also "piece_alignment" as translate's jsonl has it.
+// With alignment on, also "piece_alignment", and for a hard alignment "alignment" and
+// "alignment_spans" (over the pair's source and target text), as translate's jsonl has them.
 void append_score_jsonl(const text::TextCodec& codec, const PairScore& score, std::string& out,
                         const AlignmentOutput& alignment = {});
 // score's jsonl record of a corpus figure: {"summary": kind, "value": value}.
@@ -76,8 +77,10 @@ class OutputFormatter {
 
   // The printed text of target ids (up to the first </s>).
   std::string translation_text(const std::vector<std::int32_t>& ids) const;
-  // " ||| " and the hypothesis' alignment as marian-decoder prints it; "" without --alignment.
-  std::string alignment_suffix(const search::Hypothesis& hypothesis) const;
+  // " ||| " and the alignment of a hypothesis of `translation` as marian-decoder prints it
+  // (a split line's: Translation::split_alignment); "" without --alignment.
+  std::string alignment_suffix(const Translation& translation,
+                               const search::Hypothesis& hypothesis) const;
   const AlignmentOutput& alignment() const { return alignment_; }
 
  private:

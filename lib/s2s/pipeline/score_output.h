@@ -2,7 +2,9 @@
 //   text   the (normalized) score, printed as marian-scorer prints it (std::to_string, six
 //          decimals); with alignment followed by " ||| " and the alignment (alignment.h), with
 //          word_scores by " ||| WordScores= s1 s2 ...".
-//   jsonl  {"score", "normalized_score", "tokens", "token_scores"} (output.h, translate's keys).
+//   jsonl  {"score", "normalized_score", "tokens", "token_scores"} (output.h, translate's keys);
+//          with alignment also "piece_alignment", and for a hard one "alignment" and
+//          "alignment_spans" over the pair's texts (output.h append_score_jsonl).
 //   n-best input: the list's line with one more feature "NAME= score " in its third field.
 //   summary: nothing per pair; finish() gives one corpus figure (cross-entropy = ce-mean,
 //          ce-mean-words, ce-sum, perplexity) from every pair's −log p, as marian-scorer.

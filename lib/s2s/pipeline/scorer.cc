@@ -54,6 +54,8 @@ std::vector<PairScore> Scorer::score(const std::vector<std::pair<std::string, st
       for (float lp : r.token_scores) r.score += lp;  // summed in order, in float32 as Marian
       r.normalized_score = search::normalized_score(r.score, r.target_ids.size(), rules);
       if (options_.alignment.on()) {
+        r.source = AlignedSource::whole(src[k], pairs[members[k]].first, false);
+        r.target_text = pairs[members[k]].second;
         const dim_t keys = alignment.dim(2);
         const std::size_t width = src[k].size();
         for (std::size_t t = 0; t < r.target_ids.size(); ++t) {

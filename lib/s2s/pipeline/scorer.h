@@ -33,8 +33,13 @@ struct PairScore {
   // with the positions past the table clamped to its last row, as Marian does.
   bool beyond_positions = false;
   // With ScoreOptions::alignment: one row per target token over the source positions (</s>
-  // included), as Hypothesis::alignment, from the teacher-forced pass.
+  // included), as Hypothesis::alignment, from the teacher-forced pass; and to map them to words
+  // and characters (alignment.h word_alignment) the source as Translation::source has it (its
+  // ids, and its text as given to score(): `s2s score` gives the lines cleaned as translate
+  // cleans them) and the target's text.
   std::vector<float> alignment;
+  AlignedSource source;
+  std::string target_text;
 };
 
 class Scorer {

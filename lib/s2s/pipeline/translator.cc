@@ -123,7 +123,10 @@ struct Units {
   std::vector<std::size_t> line;  // the input line of each unit
   search::Prefixes prefix;        // the target prefix of each unit (empty: none)
   std::vector<search::Constraints> constraints;  // glossary constraints of each unit (or none)
-  std::vector<std::string> text;  // with alignment: each whole line's cleaned text
+  // With alignment: the cleaned text of each line on its (first) unit, and what each unit is
+  // as a piece of its line's AlignedSource.
+  std::vector<std::string> text;
+  std::vector<AlignedSource::Piece> piece;
 };
 
 // The target prefix after the line's first tab (TranslateOptions::target_prefix), as target
@@ -185,14 +188,22 @@ std::size_t add_pieces(const std::string& cleaned, std::size_t line, const text:
     return codec.encode_source(prefix + s).size();
   };
   const std::vector<std::string> pieces = split_to_limit(body, limit, count);
-  for (const std::string& piece : pieces) {
+  std::size_t at = 0;  // where the piece before ended in body
+  for (std::size_t k = 0; k < pieces.size(); ++k) {
+    const std::string& piece = pieces[k];
     std::vector<std::int32_t> piece_ids = codec.encode_source(prefix + piece);
     crop(piece_ids, limit, source_eos);  // only when one character alone is over the limit
     units.ids.push_back(std::move(piece_ids));
     units.line.push_back(line);
     units.prefix.emplace_back();
     units.constraints.emplace_back();
-    units.text.emplace_back();
+    units.text.emplace_back(k == 0 && options.alignment.on() ? cleaned : std::string());
+    // The pieces are body's trimmed substrings in order, with only whitespace between them: no
+    // whitespace before one means a word was cut there.
+    const std::size_t start = body.find(piece, at);
+    const bool cut_word = k > 0 && start == at;
+    at = start == std::string_view::npos ? at : start + piece.size();
+    units.piece.push_back({0, !prefix.empty() && (k > 0 || !options.target_label.empty()), cut_word});
   }
   return pieces.size();
 }
@@ -250,6 +261,7 @@ Units make_units(const std::vector<std::string>& lines, std::size_t first_line_n
       units.prefix.push_back(std::move(prefix));
       units.constraints.push_back(std::move(constraints));
       units.text.push_back(options.alignment.on() ? cleaned : std::string());
+      units.piece.push_back({0, !label.empty(), false});
       continue;
     }
     note.source_tokens = chunked.tokens;
@@ -265,6 +277,7 @@ Units make_units(const std::vector<std::string>& lines, std::size_t first_line_n
         units.prefix.push_back(std::move(prefix));
         units.constraints.push_back(std::move(constraints));
         units.text.emplace_back();  // its words are not all translated: no word mapping
+        units.piece.push_back({0, !label.empty(), false});
         note.long_line = InputNotes::LongLine::truncated;
         continue;
       case LongLines::split:
@@ -279,10 +292,13 @@ Units make_units(const std::vector<std::string>& lines, std::size_t first_line_n
 }
 
 // The one hypothesis of a split line: its pieces' best hypotheses joined (translator.h), and
-// where each piece ends in it (note.piece_ends).
+// where each piece ends in it (note.piece_ends). With a hard `alignment`, `pairs` gets the joined
+// alignment (Translation::split_alignment) from the pieces' rows over source_sizes[k] positions.
 search::Hypothesis join_pieces(std::vector<std::vector<search::Hypothesis>>& pieces,
                                const model::Model& model, const search::SearchOptions& search,
-                               InputNotes& note) {
+                               const AlignmentOutput& alignment,
+                               const std::vector<std::size_t>& source_sizes, InputNotes& note,
+                               AlignmentPairs& pairs) {
   const text::Vocabulary& target_vocab = model.codec().target_vocab();
   const std::int32_t eos = model.config().eos_id;
   const std::int32_t word_mark =
@@ -295,7 +311,11 @@ search::Hypothesis join_pieces(std::vector<std::vector<search::Hypothesis>>& pie
   joined.token_scores.reserve(total);
   bool ended = false;  // the last piece's hypothesis ended with </s>
   float eos_score = 0.0f;
-  for (std::vector<search::Hypothesis>& piece : pieces) {
+  const bool align = alignment.kind == AlignmentOutput::Kind::hard;
+  std::vector<std::size_t> eos_sources;  // the sources the last piece's </s> is aligned to
+  std::size_t source_offset = 0;
+  for (std::size_t k = 0; k < pieces.size(); source_offset += source_sizes[k++]) {
+    std::vector<search::Hypothesis>& piece = pieces[k];
     if (piece.empty()) continue;
     const search::Hypothesis& h = piece.front();
     if (h.cut_in_loop) ++note.loops_cut;
@@ -308,6 +328,17 @@ search::Hypothesis join_pieces(std::vector<std::vector<search::Hypothesis>>& pie
         joined.ids.push_back(word_mark);
         joined.token_scores.push_back(0.0f);
       }
+    }
+    if (align) {
+      eos_sources.clear();
+      for (const auto& [s, t] : hard_alignment(h.alignment, source_sizes[k], alignment.threshold)) {
+        if (t < n)
+          pairs.emplace_back(s + source_offset, t + joined.ids.size());
+        else  // its </s>: the joined hypothesis has one at most, the last piece's
+          eos_sources.push_back(s + source_offset);
+      }
+    }
+    if (n > 0) {
       joined.ids.insert(joined.ids.end(), h.ids.begin(),
                         h.ids.begin() + static_cast<std::ptrdiff_t>(n));
       joined.token_scores.insert(joined.token_scores.end(), h.token_scores.begin(),
@@ -319,7 +350,9 @@ search::Hypothesis join_pieces(std::vector<std::vector<search::Hypothesis>>& pie
   if (ended) {  // the line's translation ends as its last piece's does
     joined.ids.push_back(eos);
     joined.token_scores.push_back(eos_score);
+    for (std::size_t s : eos_sources) pairs.emplace_back(s, joined.ids.size() - 1);
   }
+  std::sort(pairs.begin(), pairs.end());
   for (float s : joined.token_scores) joined.score += s;
   joined.normalized_score = search::normalized_score(joined.score, joined.ids.size(), search);
   return joined;
@@ -357,13 +390,28 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
       std::vector<std::vector<search::Hypothesis>> pieces(
           std::make_move_iterator(found.begin() + static_cast<std::ptrdiff_t>(first_unit[line])),
           std::make_move_iterator(found.begin() + static_cast<std::ptrdiff_t>(end)));
-      translation.hypotheses.push_back(join_pieces(pieces, *model_, options_.search, notes[line]));
+      std::vector<std::size_t> source_sizes;
+      for (std::size_t k = first_unit[line]; k < end; ++k) source_sizes.push_back(units.ids[k].size());
+      translation.split = true;
+      translation.hypotheses.push_back(join_pieces(pieces, *model_, options_.search,
+                                                   options_.alignment, source_sizes, notes[line],
+                                                   translation.split_alignment));
+      if (options_.alignment.on()) {
+        AlignedSource& source = translation.source;
+        source.text = std::move(units.text[first_unit[line]]);
+        for (std::size_t k = first_unit[line]; k < end; ++k) {
+          source.ids.insert(source.ids.end(), units.ids[k].begin(), units.ids[k].end());
+          source.pieces.push_back(units.piece[k]);
+          source.pieces.back().end = source.ids.size();
+        }
+      }
     } else {
       translation.hypotheses = std::move(found[u]);
       if (options_.alignment.on()) {
-        translation.source_ids = units.ids[u];
-        translation.source_text = std::move(units.text[u]);
-        translation.source_label = !options_.target_label.empty();
+        translation.source.ids = units.ids[u];
+        translation.source.text = std::move(units.text[u]);
+        translation.source.pieces = {units.piece[u]};
+        translation.source.pieces.back().end = translation.source.ids.size();
       }
     }
     done(line, std::move(translation), notes[line]);

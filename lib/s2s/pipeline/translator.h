@@ -87,13 +87,20 @@ struct InputNotes {
 // for a blank line).
 struct Translation {
   std::vector<search::Hypothesis> hypotheses;
-  // With alignment, for a line translated whole: the source the model read, to map piece
-  // alignments to words and characters (pipeline/alignment.h): its ids, the cleaned line (the
-  // line as given unless it held invalid UTF-8 or control characters), and whether a
-  // --target-lang label was put before it (its first piece, not in source_text).
-  std::vector<std::int32_t> source_ids;
-  std::string source_text;
-  bool source_label = false;
+  // With alignment: the source the model read, to map piece alignments to words and characters
+  // (alignment.h AlignedSource); its text is empty for a truncated line (not all its words were
+  // translated: no word mapping).
+  AlignedSource source;
+  // A line split into pieces (InputNotes::piece_ends): its one hypothesis is the pieces' joined
+  // and has no alignment rows; with a hard alignment, split_alignment is its (source, target)
+  // pairs, sorted: each piece's pairs with its source positions moved by the source ids of the
+  // pieces before it (AlignedSource::ids: the pieces' ids one after another, each with its </s>
+  // and label) and its target positions moved to where its tokens are in the joined hypothesis'
+  // ids (what jsonl "tokens" lists); the pairs of a piece's </s> are left out, but the last
+  // piece's go to the joined </s> when there is one. Soft rows are not joined (empty): over the
+  // joined source they would grow with the square of the line's length.
+  bool split = false;
+  AlignmentPairs split_alignment;
 };
 
 class Translator {
