@@ -68,13 +68,19 @@ TEST_CASE("dedup_bytes counts the line, the tokens and the strings of a result",
   // Each token: an id and a score, 4 bytes each.
   CHECK(pipeline::dedup_bytes("abc", result(110)) == base + 100 * 8);
   pipeline::FinishedLine r = result(10);
-  r.translation.source_text = std::string(50, 'x');
-  r.translation.source_ids.assign(5, 1);
+  r.translation.source.text = std::string(50, 'x');
+  r.translation.source.ids.assign(5, 1);
   r.notes.piece_ends = {3, 6};
   CHECK(pipeline::dedup_bytes("abc", r) == base + 50 + 5 * 4 + 2 * sizeof(std::size_t));
   r.translation.hypotheses.push_back(r.translation.hypotheses.front());  // an n-best list
   CHECK(pipeline::dedup_bytes("abc", r) ==
         base + 50 + 20 + 16 + sizeof(search::Hypothesis) + 10 * 8);
+  // A split line's pieces and joined alignment.
+  r.translation.source.pieces.resize(3);
+  r.translation.split_alignment.resize(4);
+  CHECK(pipeline::dedup_bytes("abc", r) ==
+        base + 50 + 20 + 16 + sizeof(search::Hypothesis) + 10 * 8 +
+            3 * sizeof(pipeline::AlignedSource::Piece) + 4 * 2 * sizeof(std::size_t));
 }
 
 TEST_CASE("dedup cache evicts the least recently used line first", "[pipeline]") {

@@ -23,7 +23,8 @@ std::size_t dedup_bytes(const std::string& line, const FinishedLine& result) {
   for (const search::Hypothesis& h : t.hypotheses)
     bytes += sizeof h + vector_bytes(h.ids) + vector_bytes(h.token_scores) +
              vector_bytes(h.alignment);
-  bytes += vector_bytes(t.source_ids) + t.source_text.size();
+  bytes += vector_bytes(t.source.ids) + t.source.text.size() + vector_bytes(t.source.pieces) +
+           vector_bytes(t.split_alignment);
   bytes += vector_bytes(notes.piece_ends) + vector_bytes(notes.glossary_unknown) +
            notes.unknown_label.size();
   return bytes;
