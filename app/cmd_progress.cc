@@ -60,8 +60,9 @@ std::string duration(double seconds) {
 
 std::string percent(std::size_t done, std::size_t total) {
   char text[32];
-  std::snprintf(text, sizeof text, "%.1f%%",
-                total == 0 ? 100.0 : 100.0 * static_cast<double>(done) / static_cast<double>(total));
+  std::snprintf(
+      text, sizeof text, "%.1f%%",
+      total == 0 ? 100.0 : 100.0 * static_cast<double>(done) / static_cast<double>(total));
   return text;
 }
 
@@ -89,7 +90,8 @@ void run_progress(const ProgressArgs& args) {
   for (const std::string& path : args.paths) {
     for (const std::string& output : outputs_of(path)) {
       ++outputs;
-      const std::optional<pipeline::Journal> j = pipeline::read_journal(pipeline::journal_path(output));
+      const std::optional<pipeline::Journal> j =
+          pipeline::read_journal(pipeline::journal_path(output));
       if (!j) {
         if (args.json)
           std::printf("%s\n", pipeline::journal_progress_json(output, nullptr, now).c_str());

@@ -8,6 +8,7 @@
 // truncated) is a warning naming the line, printed as the line is written; the output is always
 // valid UTF-8. Ctrl-C stops within a decoder step (interrupt.h).
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -194,7 +195,8 @@ pipeline::Journal journal_of_run(const TranslateArgs& args, const std::string& o
   journal.command = "translate";
   journal.input = args.input;
   journal.output = output_path;
-  const pipeline::RangeScan scan = pipeline::scan_range(input_fd, range.begin, range.end, args.input);
+  const pipeline::RangeScan scan =
+      pipeline::scan_range(input_fd, range.begin, range.end, args.input);
   journal.input_fingerprint = scan.fingerprint;
   journal.lines_total = scan.lines;
   journal.model_fingerprint = pipeline::path_fingerprint(model_folder);
@@ -260,6 +262,10 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   if (args.resume && output_path == "-")
     throw UsageError("--resume needs an output file (-o FILE) to continue");
   const File input(args.input, false);
+  struct stat input_stat {};
+  if (args.resume && (::fstat(input.fd(), &input_stat) != 0 || !S_ISREG(input_stat.st_mode)))
+    throw UsageError("--resume needs the input as a regular file: " + args.input +
+                     " (a pipe or terminal cannot be read again)");
   // A shard: the input's lines from range.first_line, up to range.end (the whole input without).
   pipeline::ShardRange range;
   std::uint64_t input_bytes = pipeline::LineReader::kNoLimit;
@@ -301,8 +307,8 @@ void run_translate(const TranslateArgs& args, const Context& context) {
         output_path, journal_of_run(args, output_path, input.fd(), range, model_folder, settings));
     const pipeline::Journal& start = resumable->journal();
     if (start.complete) {
-      resume_notice("--resume: " + output_path + " is complete (" + std::to_string(start.lines_done) +
-                " lines): nothing to do");
+      resume_notice("--resume: " + output_path + " is complete (" +
+                    std::to_string(start.lines_done) + " lines): nothing to do");
       return;
     }
     lines_before += start.lines_done;

@@ -17,8 +17,7 @@ namespace {
 constexpr std::chrono::milliseconds kCommitInterval{1000};
 
 double unix_seconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace
@@ -36,8 +35,8 @@ ResumableOutput::ResumableOutput(const std::string& output, pipeline::Journal no
   if (const std::optional<pipeline::Journal> saved = pipeline::read_journal(path_)) {
     const std::string mismatch = pipeline::journal_mismatch(*saved, journal_);
     if (!mismatch.empty())
-      throw UsageError("--resume: " + output + " cannot be continued: " + mismatch +
-                       "; remove " + path_ + " to start again");
+      throw UsageError("--resume: " + output + " cannot be continued: " + mismatch + "; remove " +
+                       path_ + " to start again");
     journal_.lines_done = saved->lines_done;
     journal_.input_offset = saved->input_offset;
     journal_.output_bytes = saved->output_bytes;
@@ -70,9 +69,9 @@ ResumableOutput::ResumableOutput(const std::string& output, pipeline::Journal no
   journal_.run_lines_at_start = journal_.lines_written = journal_.lines_done;
   if (journal_.lines_done > 0 && !journal_.complete)
     resume_notice("--resume: " + output + ": continuing after line " +
-              std::to_string(journal_.first_line - 1 + journal_.lines_done) + " (" +
-              std::to_string(journal_.lines_done) + " of " + std::to_string(journal_.lines_total) +
-              " lines done)");
+                  std::to_string(journal_.first_line - 1 + journal_.lines_done) + " (" +
+                  std::to_string(journal_.lines_done) + " of " +
+                  std::to_string(journal_.lines_total) + " lines done)");
   commit();  // `s2s progress` sees the run from its start
 }
 

@@ -36,6 +36,10 @@ TEST_CASE("translate --resume refuses what it cannot continue, in one line", "[c
   const auto from_stdin = test::run_s2s("translate --resume " + model_arg() + " -o " + quoted(out), "x\n");
   CHECK(from_stdin.exit_code == 2);
   CHECK(from_stdin.err.find("--resume needs the input as a file") != std::string::npos);
+  const auto from_pipe = test::run_s2s("translate --resume " + model_arg() +
+                                       " -i /dev/null -o " + quoted(out));  // not a regular file
+  CHECK(from_pipe.exit_code == 2);
+  CHECK(from_pipe.err.find("--resume needs the input as a regular file") != std::string::npos);
   const auto to_stdout = test::run_s2s(base + " --resume");
   CHECK(to_stdout.exit_code == 2);
   CHECK(to_stdout.err.find("--resume needs an output file") != std::string::npos);

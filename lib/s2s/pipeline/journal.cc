@@ -107,8 +107,8 @@ std::optional<Journal> read_journal(const std::string& path) {
   try {
     const nlohmann::json v = nlohmann::json::parse(text.str());
     if (v.at("s2s_journal").get<int>() != kJournalVersion)
-      throw InputError(path + ": a journal of another s2s version (" +
-                       v.at("s2s_journal").dump() + "): remove it to start again");
+      throw InputError(path + ": a journal of another s2s version (" + v.at("s2s_journal").dump() +
+                       "): remove it to start again");
     journal = v.get<Journal>();
   } catch (const nlohmann::json::exception&) {
     throw InputError(path + ": not an s2s journal (remove it to start again)");
@@ -177,7 +177,8 @@ JournalProgress journal_progress(const Journal& journal, double now) {
       journal.lines_written - std::min(journal.lines_written, journal.run_lines_at_start);
   if (seconds > 0 && lines > 0) p.lines_per_second = static_cast<double>(lines) / seconds;
   if (!journal.complete && p.lines_per_second > 0)
-    p.seconds_left = static_cast<double>(journal.lines_total - journal.lines_written) / p.lines_per_second;
+    p.seconds_left =
+        static_cast<double>(journal.lines_total - journal.lines_written) / p.lines_per_second;
   p.seconds_since_update = std::max(0.0, now - journal.updated);
   return p;
 }

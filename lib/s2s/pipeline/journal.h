@@ -24,8 +24,8 @@ struct Journal {
   std::string command;  // "translate"
   std::string input;    // the paths as given, for `s2s progress`
   std::string output;
-  std::string input_fingerprint;    // the byte range's contents (scan_range)
-  std::string model_fingerprint;    // path_fingerprint of the model
+  std::string input_fingerprint;               // the byte range's contents (scan_range)
+  std::string model_fingerprint;               // path_fingerprint of the model
   std::map<std::string, std::string> options;  // option key -> value, and fingerprints of the
                                                // files options name (glossary, prefix file)
   std::uint64_t range_begin = 0;  // the input bytes this output covers (a shard's, or all)
@@ -72,8 +72,9 @@ struct JournalProgress {
 JournalProgress journal_progress(const Journal& journal, double now);
 
 // One JSON object (one line, no newline) for `s2s progress --json`: output, input, lines_done
-// (final: a resumed run continues after them), lines_written, lines_total, complete, lines_per_second, seconds_left (null when unknown),
-// seconds_since_update; {"output": ..., "journal": null} when `journal` is null (none found).
+// (final: a resumed run continues after them), lines_written, lines_total, complete,
+// lines_per_second, seconds_left (null when unknown), seconds_since_update; {"output": ...,
+// "journal": null} when `journal` is null (none found).
 std::string journal_progress_json(const std::string& output, const Journal* journal, double now);
 
 // Bytes [begin, end) of the regular file open as `fd` (pread: its position is not used): their

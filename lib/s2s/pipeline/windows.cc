@@ -5,7 +5,8 @@
 namespace s2s::pipeline {
 
 WindowSchedule::WindowSchedule(std::size_t first, std::size_t most)
-    : first_(std::max<std::size_t>(1, std::min(first, most))), most_(std::max<std::size_t>(1, most)) {
+    : first_(std::max<std::size_t>(1, std::min(first, most))),
+      most_(std::max<std::size_t>(1, most)) {
   growth_end_ = 0;
   for (std::size_t w = first_; w < most_; w *= 2) growth_end_ += w;
 }
