@@ -1,7 +1,18 @@
-// How the process's C allocator treats the large tensors that decoding allocates and frees.
+// How s2s allocates its large buffers, and how the process's C allocator treats them.
 #pragma once
 
+#include <cstddef>
+#include <memory>
+
 namespace s2s {
+
+// A buffer of at least `bytes` (uninitialised), 64-byte aligned; freed when the last owner goes.
+// Buffers of 2 MB and more are aligned to 2 MB and advised as transparent huge pages where the
+// kernel offers them on request (THP "madvise" mode, the default of Debian and Ubuntu): filling
+// the 240 MB of a Transformer-base model's weights then takes ~120 page faults instead of ~60,000,
+// which was a third of the model's load time (bench/NOTES.md), and the weights streamed at every
+// decoding step need fewer TLB entries. Where THP is off the advice is ignored.
+std::shared_ptr<void> aligned_buffer(std::size_t bytes);
 
 // glibc serves blocks above a threshold with mmap and unmaps them on free, but raises that
 // threshold (up to 32 MB) each time such a block is freed; after that, per-batch caches of a

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <new>
 
+#include "s2s/core/allocator.h"
 #include "s2s/core/strings.h"
 
 namespace s2s {
@@ -33,15 +34,12 @@ std::string to_string(const Shape& shape) {
 
 namespace {
 
-constexpr std::size_t kAlignment = 64;
 std::atomic<std::size_t> g_allocations{0};
 
 std::shared_ptr<void> allocate(std::size_t bytes) {
-  const std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-  void* p = std::aligned_alloc(kAlignment, rounded == 0 ? kAlignment : rounded);
-  if (!p) throw std::bad_alloc();
+  std::shared_ptr<void> buffer = aligned_buffer(bytes);
   g_allocations.fetch_add(1, std::memory_order_relaxed);
-  return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+  return buffer;
 }
 
 void check_shape(const Shape& shape) {

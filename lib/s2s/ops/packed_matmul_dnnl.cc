@@ -21,11 +21,13 @@
 #include <cstring>
 #include <vector>
 
+#include "s2s/core/allocator.h"
 #include "s2s/ops/convert.h"
 #include "s2s/ops/detail.h"
 #include "s2s/ops/flop_counter.h"
 #include "s2s/ops/packed_matmul.h"
 #include "s2s/ops/primitive_cache.h"
+#include "s2s/ops/quantize.h"
 
 namespace s2s::ops {
 
@@ -34,7 +36,8 @@ using tag = memory::format_tag;
 
 struct PackedMatmul::Impl {
   Precision precision = Precision::f32;
-  memory weights;  // [K, N] in the primitive's layout and type, owned by oneDNN
+  std::shared_ptr<void> weight_buffer;  // holds `weights` (aligned_buffer: huge pages)
+  memory weights;                       // [K, N] in the primitive's layout and type
   memory bias;     // [1, N] f32 copy; null when there is no bias
   std::vector<float> bias_values;  // int8: the bias, added after the row scales
 
@@ -137,27 +140,6 @@ void quantize_rows(const float* x, dim_t rows, dim_t cols, std::int8_t* out, flo
   }
 }
 
-// Per-output-channel quantization of the logical [K, N] weight (stored [K, N] or [N, K]).
-std::vector<float> quantize_weight(const Tensor& weight, WeightLayout layout, dim_t k, dim_t n,
-                                   std::vector<std::int8_t>& q) {
-  const float* w = weight.data<float>();
-  const auto at = [&](dim_t r, dim_t c) {
-    return layout == WeightLayout::in_out ? w[r * n + c] : w[c * k + r];
-  };
-  std::vector<float> scales(static_cast<std::size_t>(n));
-  q.resize(static_cast<std::size_t>(k * n));
-  for (dim_t c = 0; c < n; ++c) {
-    float amax = 0.0f;
-    for (dim_t r = 0; r < k; ++r) amax = std::max(amax, std::fabs(at(r, c)));
-    const float scale = amax > 0.0f ? amax / 127.0f : 1.0f;
-    scales[static_cast<std::size_t>(c)] = scale;
-    for (dim_t r = 0; r < k; ++r)
-      q[static_cast<std::size_t>(r * n + c)] = static_cast<std::int8_t>(
-          std::lrintf(std::clamp(at(r, c) / scale, -127.0f, 127.0f)));
-  }
-  return scales;
-}
-
 }  // namespace
 
 PackedMatmul::PackedMatmul(const Tensor& weight, WeightLayout layout, const Tensor* bias,
@@ -184,12 +166,14 @@ PackedMatmul::PackedMatmul(const Tensor& weight, WeightLayout layout, const Tens
   std::vector<std::int8_t> quantized;
   std::vector<float> weight_scales;
   if (int8) {
-    weight_scales = quantize_weight(weight, layout, k, n, quantized);
+    quantized.resize(static_cast<std::size_t>(k * n));
+    weight_scales = quantize_weight(weight.data<float>(), layout, k, n, quantized.data());
     attr.set_output_scales(1 << 1, weight_scales);  // one scale per column n
   }
   const dnnl::matmul::primitive_desc pd(desc, attr, backend::engine());
   impl->by_threads.emplace(omp_get_max_threads(), detail::make_primitive<dnnl::matmul>(pd));
-  impl->weights = memory(pd.weights_desc(), backend::engine());
+  impl->weight_buffer = aligned_buffer(pd.weights_desc().get_size());
+  impl->weights = memory(pd.weights_desc(), backend::engine(), impl->weight_buffer.get());
   // Later thread counts: the same matmul over the weights in the layout chosen now.
   const memory::desc packed_md = pd.weights_desc();
   impl->make_pd = [=]() {
@@ -199,15 +183,12 @@ PackedMatmul::PackedMatmul(const Tensor& weight, WeightLayout layout, const Tens
   };
 
   // The weight as given, seen as [K, N]: row-major for in_out, column-major ([N, K] rows) for
-  // out_in; int8 weights were quantized into row-major [K, N] above.
-  if (int8) {
-    memory stored({{k, n}, type, tag::ab}, backend::engine(), quantized.data());
-    dnnl::reorder(stored, impl->weights).execute(backend::stream(), stored, impl->weights);
-  } else {
-    const memory::desc stored_md({k, n}, f32, layout == WeightLayout::in_out ? tag::ab : tag::ba);
-    memory stored(stored_md, backend::engine(), const_cast<void*>(weight.raw()));
-    dnnl::reorder(stored, impl->weights).execute(backend::stream(), stored, impl->weights);
-  }
+  // out_in; int8 weights were quantized above in the same layout.
+  const memory::desc stored_md({k, n}, int8 ? type : f32,
+                               layout == WeightLayout::in_out ? tag::ab : tag::ba);
+  void* stored_data = int8 ? static_cast<void*>(quantized.data()) : const_cast<void*>(weight.raw());
+  memory stored(stored_md, backend::engine(), stored_data);
+  dnnl::reorder(stored, impl->weights).execute(backend::stream(), stored, impl->weights);
   backend::stream().wait();
   if (bias) {
     if (int8) {

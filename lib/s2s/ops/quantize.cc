@@ -1,0 +1,54 @@
+#include "s2s/ops/quantize.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace s2s::ops {
+
+namespace {
+
+// Channels per parallel block of an in_out weight: 64 floats are one 256-byte stretch of each
+// row, so both passes walk the rows in whole cache lines.
+constexpr dim_t kBlock = 64;
+
+std::int8_t quantize_one(float value, float scale) {
+  return static_cast<std::int8_t>(std::lrintf(std::clamp(value / scale, -127.0f, 127.0f)));
+}
+
+float scale_of(float amax) { return amax > 0.0f ? amax / 127.0f : 1.0f; }
+
+}  // namespace
+
+std::vector<float> quantize_weight(const float* w, WeightLayout layout, dim_t k, dim_t n,
+                                   std::int8_t* q) {
+  std::vector<float> scales(static_cast<std::size_t>(n));
+  if (layout == WeightLayout::out_in) {
+    // Channel c is stored row c: contiguous.
+#pragma omp parallel for schedule(static)
+    for (dim_t c = 0; c < n; ++c) {
+      const float* row = w + c * k;
+      float amax = 0.0f;
+      for (dim_t r = 0; r < k; ++r) amax = std::max(amax, std::fabs(row[r]));
+      const float scale = scale_of(amax);
+      scales[static_cast<std::size_t>(c)] = scale;
+      for (dim_t r = 0; r < k; ++r) q[c * k + r] = quantize_one(row[r], scale);
+    }
+    return scales;
+  }
+  const dim_t blocks = (n + kBlock - 1) / kBlock;
+#pragma omp parallel for schedule(static)
+  for (dim_t b = 0; b < blocks; ++b) {
+    const dim_t begin = b * kBlock, end = std::min(n, begin + kBlock);
+    float amax[kBlock] = {};
+    for (dim_t r = 0; r < k; ++r)
+      for (dim_t c = begin; c < end; ++c)
+        amax[c - begin] = std::max(amax[c - begin], std::fabs(w[r * n + c]));
+    for (dim_t c = begin; c < end; ++c) scales[static_cast<std::size_t>(c)] = scale_of(amax[c - begin]);
+    for (dim_t r = 0; r < k; ++r)
+      for (dim_t c = begin; c < end; ++c)
+        q[r * n + c] = quantize_one(w[r * n + c], scales[static_cast<std::size_t>(c)]);
+  }
+  return scales;
+}
+
+}  // namespace s2s::ops
