@@ -38,7 +38,6 @@
 #include "s2s/pipeline/dedup.h"
 #include "s2s/pipeline/journal.h"
 #include "s2s/pipeline/line_reader.h"
-#include "s2s/pipeline/parallel_translate.h"
 #include "s2s/pipeline/output.h"
 #include "s2s/pipeline/windows.h"
 
@@ -221,7 +220,7 @@ std::unique_ptr<pipeline::DedupCache> dedup_cache(const pipeline::TranslateSetti
   return std::make_unique<pipeline::DedupCache>(static_cast<std::size_t>(std::min(bytes, kMost)));
 }
 
-// translate_in_parallel over one window, through the --dedup cache when there is one (`done`
+// Translator::translate_each over one window, through the --dedup cache when there is one (`done`
 // is then called for every line too, each with its own index).
 void translate_window(const pipeline::Translator& translator, const std::vector<std::string>& lines,
                       const pipeline::ParallelOptions& parallel, pipeline::DedupCache* dedup,
@@ -229,7 +228,7 @@ void translate_window(const pipeline::Translator& translator, const std::vector<
                       const std::atomic<bool>* stop) {
   const auto translate = [&](const std::vector<std::string>& work,
                              const pipeline::Translator::LineDone& work_done) {
-    pipeline::translate_in_parallel(translator, work, parallel, work_done, first_line_number, stop);
+    translator.translate_each(work, work_done, first_line_number, stop, parallel);
   };
   if (dedup)
     pipeline::translate_deduplicated(lines, *dedup, translate, done);

@@ -2,7 +2,6 @@
 
 #include "s2s/core/threads.h"
 #include "s2s/formats/detect.h"
-#include "s2s/pipeline/parallel_translate.h"
 #include "s2s/pipeline/scorer.h"
 #include "s2s/pipeline/settings.h"
 #include "s2s/pipeline/translator.h"
@@ -42,15 +41,16 @@ std::vector<std::vector<Candidate>> Engine::translate_n_best(
   const pipeline::OutputFormatter formatter(impl_->model->codec(), pipeline::OutputFormat::text,
                                             true, pipeline::target_text(impl_->settings),
                                             impl_->settings.translate.alignment);
-  pipeline::translate_in_parallel(
-      *impl_->translator, lines, pipeline::parallel_options(impl_->settings),
+  impl_->translator->translate_each(
+      lines,
       [&](std::size_t i, pipeline::Translation translation, const pipeline::InputNotes&) {
         for (const search::Hypothesis& h : translation.hypotheses)
           results[i].push_back({formatter.translation_text(h.ids), h.score, h.normalized_score,
                                 formatter.alignment().on()
                                     ? formatter.alignment_suffix(translation, h).substr(5)  // after " ||| "
                                     : std::string()});
-      });
+      },
+      1, nullptr, pipeline::parallel_options(impl_->settings));
   return results;
 }
 

@@ -10,7 +10,6 @@
 
 #include "s2s/formats/detect.h"
 #include "s2s/pipeline/dedup.h"
-#include "s2s/pipeline/parallel_translate.h"
 #include "test_utils.h"
 
 namespace s2s {
@@ -260,7 +259,7 @@ TEST_CASE("translate_deduplicated gives each line what translate() gives it", "[
     for (const int workers : {1, 2}) {
       const pipeline::TranslateLines translate = [&](const std::vector<std::string>& work,
                                                      const pipeline::Translator::LineDone& done) {
-        pipeline::translate_in_parallel(translator, work, {workers, 1}, done);
+        translator.translate_each(work, done, 1, nullptr, {workers, 1});
       };
       std::vector<pipeline::Translation> got(lines.size());
       std::vector<pipeline::InputNotes> notes(lines.size());

@@ -8,7 +8,6 @@
 
 #include "s2s/batch/batch.h"
 #include "s2s/formats/detect.h"
-#include "s2s/pipeline/parallel_translate.h"
 #include "s2s/pipeline/translator.h"
 #include "s2s/search/beam.h"
 #include "test_utils.h"
@@ -41,14 +40,15 @@ TEST_CASE("translate_each delivers every line once, with translate()'s result", 
     std::vector<int> times(lines.size(), 0);
     std::vector<pipeline::Translation> got(lines.size());
     std::vector<std::size_t> order;
-    pipeline::translate_in_parallel(
-        translator, lines, pipeline::ParallelOptions{workers, 1},
+    translator.translate_each(
+        lines,
         [&](std::size_t i, pipeline::Translation t, const pipeline::InputNotes&) {
           REQUIRE(i < lines.size());
           ++times[i];
           got[i] = std::move(t);
           order.push_back(i);
-        });
+        },
+        1, nullptr, pipeline::ParallelOptions{workers, 1});
     for (std::size_t i = 0; i < lines.size(); ++i) {
       CHECK(times[i] == 1);
       REQUIRE(got[i].hypotheses.size() == expected[i].hypotheses.size());

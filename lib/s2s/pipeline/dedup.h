@@ -44,7 +44,7 @@ struct FinishedLine {
 std::size_t dedup_bytes(const std::string& line, const FinishedLine& result);
 
 // Finished lines, least recently used first out once their bytes (dedup_bytes) pass the budget.
-// Not thread-safe (translate_in_parallel calls `done` from one thread at a time).
+// Not thread-safe (Translator::translate_each calls `done` from one thread at a time).
 class DedupCache {
  public:
   explicit DedupCache(std::size_t budget_bytes) : budget_(budget_bytes) {}

@@ -15,7 +15,6 @@
 #include "s2s/model/model.h"
 #include "s2s/ops/precision.h"
 #include "s2s/pipeline/output.h"
-#include "s2s/pipeline/parallel_translate.h"
 #include "s2s/pipeline/scorer.h"
 #include "s2s/pipeline/translator.h"
 

@@ -1,9 +1,14 @@
 #include "s2s/pipeline/translator.h"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
 
 #include "s2s/batch/batch.h"
 #include "s2s/batch/batcher.h"
+#include "s2s/core/threads.h"
 #include "s2s/search/beam.h"
 #include "s2s/search/sampling.h"
 #include "s2s/search/scoring_rules.h"
@@ -358,11 +363,58 @@ search::Hypothesis join_pieces(std::vector<std::vector<search::Hypothesis>>& pie
   return joined;
 }
 
+// One run of the model: `count` units of a batch (Translator::translate_each).
+struct Job {
+  const std::size_t* members;
+  std::size_t count;
+};
+
+// Halves the largest jobs until there are at least `workers` (or none can be halved), so that
+// a window of one batch still keeps every worker busy.
+std::vector<Job> split_for_workers(std::vector<Job> jobs, std::size_t workers) {
+  while (!jobs.empty() && jobs.size() < workers) {
+    const auto largest = std::max_element(
+        jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.count < b.count; });
+    if (largest->count < 2) break;
+    const std::size_t first = (largest->count + 1) / 2;
+    const Job second{largest->members + first, largest->count - first};
+    largest->count = first;
+    jobs.insert(largest + 1, second);
+  }
+  return jobs;
+}
+
+// `workers` threads (each with `threads` compute threads) take the jobs in order, one at a time,
+// until none is left or `stopped()`. The first job's error (in job order) is rethrown.
+template <typename Run, typename Stopped>
+void run_jobs(const std::vector<Job>& jobs, std::size_t workers, int threads, const Run& run,
+              const Stopped& stopped) {
+  workers = std::min(workers, jobs.size());
+  std::atomic<std::size_t> next{0};
+  std::vector<std::exception_ptr> errors(jobs.size());
+  std::vector<std::thread> team;
+  for (std::size_t w = 0; w < workers; ++w)
+    team.emplace_back([&] {
+      set_num_threads(threads);  // OpenMP's setting is per thread
+      for (std::size_t j; (j = next.fetch_add(1)) < jobs.size() && !stopped();) {
+        try {
+          run(jobs[j].members, jobs[j].count);
+        } catch (...) {
+          errors[j] = std::current_exception();
+          next = jobs.size();  // the others finish their job and stop
+        }
+      }
+    });
+  for (std::thread& t : team) t.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
 }  // namespace
 
 void Translator::translate_each(const std::vector<std::string>& lines, const LineDone& done,
-                                std::size_t first_line_number,
-                                const std::atomic<bool>* stop) const {
+                                std::size_t first_line_number, const std::atomic<bool>* stop,
+                                const ParallelOptions& parallel) const {
   std::vector<InputNotes> notes;
   Units units = make_units(lines, first_line_number, model_->codec(), options_, limit_,
                            model_->config().source_eos_id, model_->config().eos_id,
@@ -379,7 +431,9 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
     if (pending[i] == 0) done(i, Translation{}, notes[i]);  // blank: nothing to translate
 
   std::vector<std::vector<search::Hypothesis>> found(units.ids.size());
+  std::mutex finish_mutex;  // workers: one finishes units (and calls `done`) at a time
   const auto finish_unit = [&](std::size_t u, std::vector<search::Hypothesis> hypotheses) {
+    const std::lock_guard<std::mutex> lock(finish_mutex);
     found[u] = std::move(hypotheses);
     const std::size_t line = units.line[u];
     if (--pending[line] > 0) return;
@@ -470,7 +524,9 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
   };
   const batch::BatchLimits limits{options_.batch_size, options_.batch_tokens};
   const std::size_t heads = static_cast<std::size_t>(std::max<dim_t>(model_->config().heads, 1));
-  for (const std::vector<std::size_t>& members : batch::make_batches(lengths, limits)) {
+  const std::vector<std::vector<std::size_t>> batches = batch::make_batches(lengths, limits);
+  std::vector<Job> jobs;
+  for (const std::vector<std::size_t>& members : batches) {
     // The encoder's attention scores take rows × heads × length² floats: long sentences (up to
     // the limit, 256 tokens by default) go a few rows at a time so that they stay within
     // kScoreBytes. Results do not depend on batching.
@@ -478,10 +534,19 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
     for (std::size_t m : members) longest = std::max(longest, lengths[m]);
     const std::size_t rows =
         std::max<std::size_t>(1, kScoreBytes / (heads * longest * longest * sizeof(float)));
-    for (std::size_t start = 0; start < members.size() && !stopped(); start += rows)
-      run(members.data() + start, std::min(rows, members.size() - start));
-    if (stopped()) return;
+    for (std::size_t start = 0; start < members.size(); start += rows)
+      jobs.push_back({members.data() + start, std::min(rows, members.size() - start)});
   }
+  const std::size_t workers = static_cast<std::size_t>(std::max(parallel.workers, 1));
+  if (workers == 1) {
+    for (const Job& job : jobs) {
+      if (stopped()) return;
+      run(job.members, job.count);
+    }
+    return;
+  }
+  run_jobs(split_for_workers(std::move(jobs), workers), workers, parallel.threads_per_worker,
+           run, stopped);
 }
 
 std::vector<Translation> Translator::translate(const std::vector<std::string>& lines,

@@ -103,6 +103,12 @@ struct Translation {
   AlignmentPairs split_alignment;
 };
 
+// Several translators at once on one model (`s2s translate --workers N`, translate_each).
+struct ParallelOptions {
+  int workers = 1;             // translators running at once
+  int threads_per_worker = 1;  // compute (OpenMP) threads of each
+};
+
 class Translator {
  public:
   // UsageError when max_length leaves no room for text next to what the model adds.
@@ -123,9 +129,16 @@ class Translator {
   // done). `stop`, when given, is checked between batches and decoder steps: once it is true the
   // batch in progress is abandoned and no further line is done (the call returns within one
   // decoder step).
+  //
+  // parallel.workers > 1: that many threads, each with parallel.threads_per_worker compute
+  // threads, take the batches one at a time as they finish the last, so that none waits while
+  // batches are left (a window with fewer batches than workers has its batches halved until
+  // each worker has one). `done` is then called from those threads, never from two at once.
+  // The batches are those of one worker, so a line's translation does not depend on the
+  // number of workers unless its batch was halved.
   void translate_each(const std::vector<std::string>& lines, const LineDone& done,
-                      std::size_t first_line_number = 1,
-                      const std::atomic<bool>* stop = nullptr) const;
+                      std::size_t first_line_number = 1, const std::atomic<bool>* stop = nullptr,
+                      const ParallelOptions& parallel = {}) const;
 
   // translate_each, collected: one result per input line, same order. `notes`, when given,
   // receives what was done to each line, for warnings. When stopped, the result holds only the
