@@ -1,7 +1,11 @@
 // Translator::translate_each: every line is delivered exactly once, as soon as its batch ends, with
 // the result translate() gives; a stop ends the call within one decoder step and delivers no
 // line after it; beam search abandons its batch when stopped.
+#include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <mutex>
+#include <thread>
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
@@ -60,6 +64,37 @@ TEST_CASE("translate_each delivers every line once, with translate()'s result", 
       CHECK(order[1] == 3);
     }
   }
+}
+
+TEST_CASE("translate_each with workers: both take batches, one delivers at a time", "[pipeline]") {
+  const auto model = fixture_model();
+  pipeline::TranslateOptions options;
+  options.batch_size = 2;
+  const pipeline::Translator translator(model, options);
+  std::vector<std::string> lines;
+  for (int copy = 0; copy < 6; ++copy)
+    for (const std::string& line : sample_lines()) lines.push_back(line);
+  std::atomic<int> inside{0};
+  int most_inside = 0;
+  std::vector<std::thread::id> threads;
+  std::mutex seen;  // only for `threads` (a broken guard must show in most_inside, not crash)
+  translator.translate_each(
+      lines,
+      [&](std::size_t, pipeline::Translation t, const pipeline::InputNotes&) {
+        most_inside = std::max(most_inside, ++inside);
+        if (!t.hypotheses.empty()) {
+          const std::lock_guard<std::mutex> lock(seen);
+          if (std::find(threads.begin(), threads.end(), std::this_thread::get_id()) == threads.end())
+            threads.push_back(std::this_thread::get_id());
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));  // let the other one try
+        --inside;
+      },
+      1, nullptr, pipeline::ParallelOptions{2, 1});
+  CHECK(most_inside == 1);
+  // 36 lines in batches of 2: both workers finish batches (unless the machine gave one of them
+  // no time at all for the whole call, which a 2 ms sleep per line makes unlikely).
+  CHECK(threads.size() == 2);
 }
 
 TEST_CASE("translate_each: a stop ends the call and no line is delivered after it", "[pipeline]") {

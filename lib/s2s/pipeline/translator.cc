@@ -369,19 +369,23 @@ struct Job {
   std::size_t count;
 };
 
-// Halves the largest jobs until there are at least `workers` (or none can be halved), so that
-// a window of one batch still keeps every worker busy.
-std::vector<Job> split_for_workers(std::vector<Job> jobs, std::size_t workers) {
-  while (!jobs.empty() && jobs.size() < workers) {
-    const auto largest = std::max_element(
-        jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.count < b.count; });
-    if (largest->count < 2) break;
-    const std::size_t first = (largest->count + 1) / 2;
-    const Job second{largest->members + first, largest->count - first};
-    largest->count = first;
-    jobs.insert(largest + 1, second);
+// For `workers` workers: each run of `workers` consecutive batches (similar lengths, as
+// make_batches sorts them) is pooled and dealt out again row by row into `workers` batches, so
+// that the batches a window's workers take side by side are equally long and none waits long at
+// the window's end; a window of fewer lines than workers gets one batch per line.
+std::vector<std::vector<std::size_t>> deal_for_workers(
+    const std::vector<std::vector<std::size_t>>& batches, std::size_t workers) {
+  std::vector<std::vector<std::size_t>> dealt;
+  for (std::size_t first = 0; first < batches.size(); first += workers) {
+    std::vector<std::size_t> pool;
+    for (std::size_t b = first; b < std::min(batches.size(), first + workers); ++b)
+      pool.insert(pool.end(), batches[b].begin(), batches[b].end());
+    const std::size_t hands = std::min(workers, pool.size());
+    const std::size_t base = dealt.size();
+    dealt.resize(base + hands);
+    for (std::size_t i = 0; i < pool.size(); ++i) dealt[base + i % hands].push_back(pool[i]);
   }
-  return jobs;
+  return dealt;
 }
 
 // `workers` threads (each with `threads` compute threads) take the jobs in order, one at a time,
@@ -524,7 +528,9 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
   };
   const batch::BatchLimits limits{options_.batch_size, options_.batch_tokens};
   const std::size_t heads = static_cast<std::size_t>(std::max<dim_t>(model_->config().heads, 1));
-  const std::vector<std::vector<std::size_t>> batches = batch::make_batches(lengths, limits);
+  const std::size_t workers = static_cast<std::size_t>(std::max(parallel.workers, 1));
+  std::vector<std::vector<std::size_t>> batches = batch::make_batches(lengths, limits);
+  if (workers > 1) batches = deal_for_workers(batches, workers);
   std::vector<Job> jobs;
   for (const std::vector<std::size_t>& members : batches) {
     // The encoder's attention scores take rows × heads × length² floats: long sentences (up to
@@ -537,7 +543,6 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
     for (std::size_t start = 0; start < members.size(); start += rows)
       jobs.push_back({members.data() + start, std::min(rows, members.size() - start)});
   }
-  const std::size_t workers = static_cast<std::size_t>(std::max(parallel.workers, 1));
   if (workers == 1) {
     for (const Job& job : jobs) {
       if (stopped()) return;
@@ -545,8 +550,7 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
     }
     return;
   }
-  run_jobs(split_for_workers(std::move(jobs), workers), workers, parallel.threads_per_worker,
-           run, stopped);
+  run_jobs(jobs, workers, parallel.threads_per_worker, run, stopped);
 }
 
 std::vector<Translation> Translator::translate(const std::vector<std::string>& lines,

@@ -132,10 +132,10 @@ class Translator {
   //
   // parallel.workers > 1: that many threads, each with parallel.threads_per_worker compute
   // threads, take the batches one at a time as they finish the last, so that none waits while
-  // batches are left (a window with fewer batches than workers has its batches halved until
-  // each worker has one). `done` is then called from those threads, never from two at once.
-  // The batches are those of one worker, so a line's translation does not depend on the
-  // number of workers unless its batch was halved.
+  // batches are left; the lines of each `workers` consecutive batches are dealt out among
+  // `workers` batches so that batches running side by side are equally long. `done` is then
+  // called from those threads, never from two at once. A line's text does not depend on the
+  // batch it is in; its scores may differ in their last digits.
   void translate_each(const std::vector<std::string>& lines, const LineDone& done,
                       std::size_t first_line_number = 1, const std::atomic<bool>* stop = nullptr,
                       const ParallelOptions& parallel = {}) const;
