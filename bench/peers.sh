@@ -173,7 +173,7 @@ probe_s2s() {  # table model precision: can s2s run this precision on this CPU?
   [ -n "${S2S_OK[$key]:-}" ] && return
   head -1 "$IN_TEXT" > "$p.txt"
   if timed "$p" "$S2S" translate -m "$2" --precision "$3" --beam-size 1 --threads 1 -i "$p.txt" \
-       -o "$p.out" --quiet; then
+       -o "$p.out" --max-length-factor 0.5 --quiet; then
     S2S_OK[$key]=1
   elif grep -q 'needs a CPU' "$p.err"; then
     S2S_OK[$key]=$(grep -m1 'needs a CPU' "$p.err")
