@@ -1,0 +1,380 @@
+#!/bin/bash
+# bench/peers.sh: s2s against CTranslate2 (CT2) on the same machine, model, input and work, one
+# process at a time (the protocol of ../shared/peers.md; bench/README.md, "Against CTranslate2").
+#
+# Table A, base-random (random Transformer-base, </s> unreachable): LINES lines of exactly 28
+#   SentencePiece pieces (bench/fixed_length_input.py), batch 32, so that s2s with
+#   --max-length-factor 3 and CT2 with --max_decoding_length 87 both decode exactly 87 tokens per
+#   line: target tokens = LINES x 87. Precisions float32, int8, bfloat16 (s2s only: this CT2 build
+#   has none on CPU), greedy and beam 4.
+# Table B, en-de (the shipped model, real translations): beam 4, batch 32, float32 and int8, on
+#   the bench sentences that end with </s> in both engines. One preparatory beam-4 float32 run of
+#   each engine (2 threads) on the first B_CANDIDATES sentences (s2s: its default length limit;
+#   CT2: --max_decoding_length 256); a line is kept when its best hypothesis is shorter than
+#   3 x its source pieces (</s> not counted) in both engines, and in s2s ends with </s>; the first
+#   LINES kept lines are the input. Target tokens (the same for both engines and precisions): CT2's
+#   float32 output pieces + 1 (</s>) per line, from the preparatory run.
+# Both tables: two parallelism modes, "2threads" (one process: s2s --threads 2, CT2
+#   --intra_threads 2 --inter_threads 1) and "2workers" (s2s --workers 2 --threads 1, CT2
+#   --inter_threads 2 --intra_threads 1). Each run is timed as a whole process by /usr/bin/time
+#   (wall, CPU %, peak RSS); ROUNDS rounds alternate s2s, CT2, s2s, CT2, ... and the rows show
+#   medians. Decode-only rows: s2s_bench (load excluded; 2 threads only, it has no workers) and
+#   the rate CT2 prints with --log_throughput (time from reading the input to the last output,
+#   load excluded), both converted to the same target tokens as the whole-process rows.
+# s2s's --precision int8 / bfloat16 refuse to run on CPUs without VNNI / AVX512-BF16: such rows
+# say "unsupported" (found by running s2s on one line).
+#
+# Environment (defaults in brackets):
+#   CT2_PREFIX [/work/ct2/prefix]  CT2 install (bin/ct2-translator, lib/), built per ../shared/peers.md
+#   CT2_MODELS [/work/ct2/models]  converted models: CT2_MODEL_A [$CT2_MODELS/base-random],
+#                                  CT2_MODEL_B [$CT2_MODELS/en-de]
+#   CT2_SRC [/work/ct2/src/CTranslate2]  CT2 source tree (only to print its commit)
+#   S2S_BUILD [<repo>/build]       s2s build folder (s2s and bench/s2s_bench)
+#   MODEL_A [/tmp/s2s-bench-model] s2s bench model (bench/run.sh generates it); SENTENCES
+#                                  [$MODEL_A/sentences.txt]
+#   MODEL_B [<repo>/models/en-de]  the shipped model
+#   LINES [128]  ROUNDS [3]  TABLES ["A B"]  PRECISIONS ["float32 int8 bfloat16"] (table B uses
+#   float32 and int8 of them)  SEARCHES ["greedy beam4"] (table A; B is beam 4)
+#   MODES ["2threads 2workers"]  B_CANDIDATES [2 x LINES]  WORK [a new /tmp/s2s-peers.XXXXXX]
+# Run nothing else meanwhile (bench/README.md): a 2-thread run well under 200 % CPU was disturbed.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+PEERS_DOC=$(cd "$ROOT/.." && pwd)/shared/peers.md
+CT2_PREFIX=${CT2_PREFIX:-/work/ct2/prefix}
+CT2_MODELS=${CT2_MODELS:-/work/ct2/models}
+CT2_MODEL_A=${CT2_MODEL_A:-$CT2_MODELS/base-random}
+CT2_MODEL_B=${CT2_MODEL_B:-$CT2_MODELS/en-de}
+CT2_SRC=${CT2_SRC:-/work/ct2/src/CTranslate2}
+S2S_BUILD=${S2S_BUILD:-$ROOT/build}
+MODEL_A=${MODEL_A:-/tmp/s2s-bench-model}
+MODEL_B=${MODEL_B:-$ROOT/models/en-de}
+SENTENCES=${SENTENCES:-$MODEL_A/sentences.txt}
+LINES=${LINES:-128}
+ROUNDS=${ROUNDS:-3}
+TABLES=${TABLES:-A B}
+PRECISIONS=${PRECISIONS:-float32 int8 bfloat16}
+SEARCHES=${SEARCHES:-greedy beam4}
+MODES=${MODES:-2threads 2workers}
+B_CANDIDATES=${B_CANDIDATES:-$((2 * LINES))}
+BATCH=32
+PIECES=28                            # source pieces per line of table A, </s> not counted
+A_LENGTH=$((3 * (PIECES + 1)))       # ceil(3 x 29) = 87 target tokens per line
+B_LIMIT=256                          # CT2's generous limit for table B (s2s's --max-length)
+PY=/usr/bin/python3
+
+S2S=$S2S_BUILD/s2s
+S2S_BENCH=$S2S_BUILD/bench/s2s_bench
+CT2=$CT2_PREFIX/bin/ct2-translator
+export LD_LIBRARY_PATH=$CT2_PREFIX/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+
+die() { echo "bench/peers.sh: $*" >&2; exit 1; }
+
+# --- checks --------------------------------------------------------------------------------------
+[ -x "$CT2" ] || die "no ct2-translator at $CT2: build CTranslate2 4.8.1 outside the repository as $PEERS_DOC says, and set CT2_PREFIX"
+for t in $TABLES; do
+  case $t in
+    A) m=$CT2_MODEL_A ;;
+    B) m=$CT2_MODEL_B ;;
+    *) die "TABLES: unknown table '$t' (A or B)" ;;
+  esac
+  [ -f "$m/model.bin" ] || die "no converted CT2 model in $m (model.bin): convert it as $PEERS_DOC says (\"Convert\"), and set CT2_MODELS"
+done
+[ -x "$S2S" ] || die "no s2s binary at $S2S: build s2s and set S2S_BUILD"
+[ -x "$S2S_BENCH" ] || die "no s2s_bench at $S2S_BENCH: build the s2s_bench target and set S2S_BUILD"
+[ -x /usr/bin/time ] || die "/usr/bin/time is missing (Debian package 'time')"
+"$PY" -c 'import sentencepiece' 2>/dev/null || die "$PY cannot import sentencepiece (Debian package python3-sentencepiece)"
+case " $TABLES " in *" A "*)
+  [ -f "$MODEL_A/source.spm" ] && [ -f "$MODEL_A/decoder.yml" ] ||
+    die "no s2s bench model in $MODEL_A: generate it with /usr/bin/python3 tools/fixtures/make_bench_model.py $MODEL_A (or run bench/run.sh once)" ;;
+esac
+case " $TABLES " in *" B "*)
+  [ -f "$MODEL_B/source.spm" ] || die "no model in $MODEL_B (MODEL_B)" ;;
+esac
+[ -f "$SENTENCES" ] || die "no sentences file $SENTENCES (SENTENCES)"
+
+WORK=${WORK:-$(mktemp -d /tmp/s2s-peers.XXXXXX)}
+mkdir -p "$WORK"
+RESULTS=$WORK/results.tsv
+: > "$RESULTS"
+
+# --- machine and versions ------------------------------------------------------------------------
+flags=$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' |
+        grep -x -E 'avx2|avx512f|avx512_vnni|avx512_bf16|avx_vnni|amx_bf16|amx_int8' | xargs)
+s2s_src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$S2S_BUILD/CMakeCache.txt" 2>/dev/null || true)
+s2s_commit='?'
+if [ -n "$s2s_src" ] && git -C "$s2s_src" rev-parse --short HEAD >/dev/null 2>&1; then
+  s2s_commit=$(git -C "$s2s_src" rev-parse --short HEAD)
+  [ -z "$(git -C "$s2s_src" status --porcelain --untracked-files=no 2>/dev/null)" ] ||
+    s2s_commit="$s2s_commit + uncommitted changes"
+fi
+ct2_lib=$(basename "$(readlink -f "$CT2_PREFIX/lib/libctranslate2.so")")
+ct2_commit='?'
+git -C "$CT2_SRC" rev-parse --short HEAD >/dev/null 2>&1 &&
+  ct2_commit="$(git -C "$CT2_SRC" describe --tags --always 2>/dev/null) $(git -C "$CT2_SRC" rev-parse --short HEAD)"
+dnnl=$(dpkg-query -W -f '${Version}' libdnnl2 2>/dev/null || echo '?')
+echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+echo "# CPU flags: ${flags:-none of avx2/avx512f/avx512_vnni/avx512_bf16/avx_vnni}"
+busy() {  # share of all cores busy over one second (/proc/stat: every process, seen or not)
+  local a b
+  read -r -a a < /proc/stat
+  sleep 1
+  read -r -a b < /proc/stat
+  awk -v u=$(( b[1] + b[2] + b[3] - a[1] - a[2] - a[3] )) \
+      -v t=$(( b[1] + b[2] + b[3] + b[4] + b[5] + b[6] + b[7] - a[1] - a[2] - a[3] - a[4] - a[5] - a[6] - a[7] )) \
+      -v n="$(nproc)" 'BEGIN {printf "%.0f %% of %d cores busy", t ? 100 * n * u / t : 0, n}'
+}
+echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(busy) over the last second"
+echo "# s2s: $("$S2S" --version 2>&1 | head -1), $S2S built $(date -u -r "$S2S" '+%Y-%m-%d %H:%M UTC') from ${s2s_src:-?} at $s2s_commit"
+echo "# CT2: $ct2_lib ($CT2), source $ct2_commit; oneDNN (Debian libdnnl2) $dnnl"
+echo "# LINES=$LINES ROUNDS=$ROUNDS TABLES='$TABLES' PRECISIONS='$PRECISIONS' SEARCHES='$SEARCHES' MODES='$MODES'; files in $WORK"
+
+# --- helpers -------------------------------------------------------------------------------------
+median() {  # numbers... -> their median
+  printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {
+    if (NR % 2) printf "%.3f\n", a[(NR + 1) / 2]; else printf "%.3f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+
+# timed PREFIX CMD...: runs CMD under /usr/bin/time; PREFIX.time gets "wall cpu% peak_KB" (last
+# line), PREFIX.err the command's stderr. Returns the command's exit status.
+timed() {
+  local prefix=$1
+  shift
+  local rc=0
+  /usr/bin/time -f '%e %P %M' -o "$prefix.time" "$@" 2> "$prefix.err" || rc=$?
+  return $rc
+}
+
+failed() {  # PREFIX what: stops with the command's last stderr lines
+  echo "bench/peers.sh: $2 failed; its stderr ($1.err) ends with:" >&2
+  tail -5 "$1.err" >&2
+  exit 1
+}
+
+check_lines() {  # FILE what: FILE must have LINES_NOW lines
+  local n
+  n=$(wc -l < "$1")
+  [ "$n" = "$LINES_NOW" ] || die "$2 wrote $n lines, $LINES_NOW expected ($1)"
+}
+
+printf '%-5s %-11s %-8s %-6s %-8s %-10s %5s %8s %8s %8s %5s %8s  %s\n' \
+  table model prec search mode engine lines tgt_tok wall_s tok/s cpu% peak_MB rounds_s
+row() {  # table model prec search mode engine tgt_tok wall cpu peak rounds: prints and records
+  local tps='-'
+  case $8 in [0-9]*) tps=$(awk -v t="$7" -v w="$8" 'BEGIN {printf "%.1f", t / w}') ;; esac
+  printf '%-5s %-11s %-8s %-6s %-8s %-10s %5s %8s %8s %8s %5s %8s  %s\n' \
+    "$1" "$2" "$3" "$4" "$5" "$6" "$LINES_NOW" "$7" "$8" "$tps" "$9" "${10}" "${11}"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$3" "$4" "$5" "$6" "$7" "$8" "$tps" >> "$RESULTS"
+}
+
+declare -A S2S_OK  # "table precision" -> 1 (runs) or the refusal message
+probe_s2s() {  # table model precision: can s2s run this precision on this CPU?
+  local key="$1 $3" p=$WORK/probe.$1.$3
+  [ -n "${S2S_OK[$key]:-}" ] && return
+  head -1 "$IN_TEXT" > "$p.txt"
+  if timed "$p" "$S2S" translate -m "$2" --precision "$3" --beam-size 1 --threads 1 -i "$p.txt" \
+       -o "$p.out" --max-length-factor 0.5 --quiet; then
+    S2S_OK[$key]=1
+  elif grep -q 'needs a CPU' "$p.err"; then
+    S2S_OK[$key]=$(grep -m1 'needs a CPU' "$p.err")
+    echo "# s2s --precision $3: unsupported here ($(grep -m1 -o 'needs a CPU[^;]*' "$p.err"))"
+  else
+    failed "$p" "s2s --precision $3 on one line"
+  fi
+}
+
+# measure TABLE LABEL MODEL CT2_MODEL PRECISION SEARCH MODE TGT_TOK CT2_MAXLEN S2S_EXTRA...
+# ROUNDS alternating whole-process runs of s2s and CT2 (then s2s_bench for the 2-thread mode);
+# uses IN_TEXT (raw text), IN_PIECES (pieces), LINES_NOW.
+measure() {
+  local table=$1 label=$2 model=$3 ct2_model=$4 prec=$5 search=$6 mode=$7 tgt=$8 maxlen=$9
+  shift 9
+  local beam=1
+  [ "$search" = beam4 ] && beam=4
+  local s2s_par ct2_par
+  case $mode in
+    2threads) s2s_par=(--threads 2) ct2_par=(--intra_threads 2 --inter_threads 1) ;;
+    2workers) s2s_par=(--workers 2 --threads 1) ct2_par=(--inter_threads 2 --intra_threads 1) ;;
+    *) die "MODES: unknown mode '$mode' (2threads or 2workers)" ;;
+  esac
+  local s2s_cmd=("$S2S" translate -m "$model" -i "$IN_TEXT" --precision "$prec" --beam-size "$beam"
+                 --normalize 0 --batch-size "$BATCH" "${s2s_par[@]}" --quiet "$@")
+  local ct2_cmd=("$CT2" --model "$ct2_model" --src "$IN_PIECES" --beam_size "$beam"
+                 --length_penalty 0 --disable_unk --batch_size "$BATCH" --read_batch_size 1000
+                 --compute_type "$prec" "${ct2_par[@]}" --log_throughput
+                 --max_decoding_length "$maxlen")
+  local s2s_ok=1 ct2_ok=1
+  probe_s2s "$table" "$model" "$prec"
+  [ "${S2S_OK["$table $prec"]}" = 1 ] || s2s_ok=0
+  [ "$prec" = bfloat16 ] && ct2_ok=0  # this CT2 build (no MKL) has no bfloat16 on CPU
+  local r base s_wall=() s_cpu=() s_peak=() c_wall=() c_cpu=() c_peak=() c_dec=() b_dec=() b_cpu=() b_peak=()
+  for r in $(seq 1 "$ROUNDS"); do
+    base=$WORK/$table.$prec.$search.$mode.r$r
+    if [ $s2s_ok = 1 ]; then
+      [ $r = 1 ] && echo "# $table $prec $search $mode s2s: ${s2s_cmd[*]} -o OUT" > "$WORK/$table.$prec.$search.$mode.cmd"
+      timed "$base.s2s" "${s2s_cmd[@]}" -o "$base.s2s.out" || failed "$base.s2s" "s2s"
+      check_lines "$base.s2s.out" s2s
+      read -r w c m < <(tail -1 "$base.s2s.time")
+      s_wall+=("$w") s_cpu+=("${c%\%}") s_peak+=("$m")
+    fi
+    if [ $ct2_ok = 1 ]; then
+      [ $r = 1 ] && echo "# $table $prec $search $mode ct2: ${ct2_cmd[*]} --out OUT" >> "$WORK/$table.$prec.$search.$mode.cmd"
+      timed "$base.ct2" "${ct2_cmd[@]}" --out "$base.ct2.out" || failed "$base.ct2" "ct2-translator"
+      check_lines "$base.ct2.out" ct2-translator
+      if [ "$table" = A ]; then
+        awk -v n="$A_LENGTH" 'NF != n {bad++} END {exit bad > 0}' "$base.ct2.out" ||
+          die "ct2-translator: not every line of $base.ct2.out has $A_LENGTH pieces"
+      fi
+      read -r w c m < <(tail -1 "$base.ct2.time")
+      c_wall+=("$w") c_cpu+=("${c%\%}") c_peak+=("$m")
+      # decode time = CT2's own output tokens (best hypotheses, no </s>) / its logged rate
+      local own rate
+      own=$(wc -w < "$base.ct2.out")
+      rate=$(grep -E '^[0-9.]+(e[+-]?[0-9]+)?$' "$base.ct2.err" | tail -1)
+      [ -n "$rate" ] || die "no --log_throughput figure in $base.ct2.err"
+      c_dec+=("$(awk -v n="$own" -v r="$rate" 'BEGIN {printf "%.3f", n / r}')")
+    fi
+  done
+  local tag=$search
+  if [ $s2s_ok = 1 ]; then
+    row "$table" "$label" "$prec" "$tag" "$mode" s2s "$tgt" "$(median "${s_wall[@]}")" \
+      "$(median "${s_cpu[@]}" | cut -d. -f1)" "$(median "${s_peak[@]}" | awk '{printf "%.0f", $1 / 1024}')" \
+      "$(IFS=/; echo "${s_wall[*]}")"
+  else
+    row "$table" "$label" "$prec" "$tag" "$mode" s2s "$tgt" unsupported - - "s2s refuses it on this CPU (above)"
+  fi
+  if [ $ct2_ok = 1 ]; then
+    row "$table" "$label" "$prec" "$tag" "$mode" ct2 "$tgt" "$(median "${c_wall[@]}")" \
+      "$(median "${c_cpu[@]}" | cut -d. -f1)" "$(median "${c_peak[@]}" | awk '{printf "%.0f", $1 / 1024}')" \
+      "$(IFS=/; echo "${c_wall[*]}")"
+    row "$table" "$label" "$prec" "$tag" "$mode" ct2:decode "$tgt" "$(median "${c_dec[@]}")" - - \
+      "$(IFS=/; echo "${c_dec[*]}")"
+  else
+    row "$table" "$label" "$prec" "$tag" "$mode" ct2 "$tgt" n/a - - "this CT2 build has no bfloat16 on CPU"
+  fi
+  # s2s_bench: decode time without the load (threads only, no workers)
+  if [ "$mode" = 2threads ] && [ $s2s_ok = 1 ]; then
+    for r in $(seq 1 "$ROUNDS"); do
+      base=$WORK/$table.$prec.$search.$mode.r$r.bench
+      timed "$base" "$S2S_BENCH" "$model" "$IN_TEXT" --label "$label" --precision "$prec" \
+        --beam-size "$beam" --threads 2 --batch-size "$BATCH" --max-length-factor 3 \
+        --max-sentences "$LINES_NOW" --gemm-size 64 --gemm-seconds 0 --header > "$base.out" ||
+        failed "$base" s2s_bench
+      read -r total cpu peak src own < <(awk 'NR == 1 {for (i = 1; i <= NF; i++) col[$i] = i}
+        NR == 2 {print $col["total_s"], $col["cpu%"], $col["peak_MB"], $col["src_tok"], $col["tgt_tok"]}' "$base.out")
+      if [ "$table" = A ]; then  # the work must be exactly what CT2 does
+        [ "$src" = $((LINES_NOW * (PIECES + 1))) ] && [ "$own" = "$tgt" ] ||
+          die "s2s_bench: src_tok $src tgt_tok $own, expected $((LINES_NOW * (PIECES + 1))) and $tgt ($base.out)"
+      fi
+      b_dec+=("$total") b_cpu+=("$cpu") b_peak+=("$peak")
+    done
+    row "$table" "$label" "$prec" "$tag" "$mode" s2s:decode "$tgt" "$(median "${b_dec[@]}")" \
+      "$(median "${b_cpu[@]}" | cut -d. -f1)" "$(median "${b_peak[@]}" | cut -d. -f1)" \
+      "$(IFS=/; echo "${b_dec[*]}")"
+  fi
+}
+
+# --- table A: base-random, fixed-length lines ----------------------------------------------------
+if [[ " $TABLES " = *" A "* ]]; then
+  IN_TEXT=$WORK/A.txt IN_PIECES=$WORK/A.sp LINES_NOW=$LINES
+  "$PY" "$ROOT/bench/fixed_length_input.py" --spm "$MODEL_A/source.spm" --sentences "$SENTENCES" \
+    --text "$IN_TEXT" --pieces "$IN_PIECES" --lines "$LINES" --length "$PIECES" 2>&1 | sed 's/^/# /'
+  [ "$(wc -l < "$IN_TEXT")" = "$LINES" ] || die "bench/fixed_length_input.py made no $LINES lines"
+  echo "# table A: $LINES lines x $PIECES pieces (+ </s>), both engines decode $A_LENGTH tokens a line: tgt_tok $((LINES * A_LENGTH))"
+  for prec in $PRECISIONS; do
+    for search in $SEARCHES; do
+      case $search in greedy | beam4) ;; *) die "SEARCHES: unknown search '$search' (greedy or beam4)" ;; esac
+      for mode in $MODES; do
+        measure A base-random "$MODEL_A" "$CT2_MODEL_A" "$prec" "$search" "$mode" \
+          $((LINES * A_LENGTH)) "$A_LENGTH" --max-length-factor 3
+      done
+    done
+  done
+fi
+
+# --- table B: en-de, lines that end with </s> in both engines ------------------------------------
+if [[ " $TABLES " = *" B "* ]]; then
+  head -n "$B_CANDIDATES" "$SENTENCES" | grep -v '^[[:space:]]*$' > "$WORK/B.cand.txt" || true
+  "$PY" - "$MODEL_B/source.spm" "$WORK/B.cand.txt" "$WORK/B.cand.sp" <<'EOF'
+import sys, sentencepiece
+sp = sentencepiece.SentencePieceProcessor(model_file=sys.argv[1])
+with open(sys.argv[2], encoding="utf-8") as f, open(sys.argv[3], "w", encoding="utf-8") as out:
+    for line in f.read().splitlines():
+        out.write(" ".join(sp.encode(line, out_type=str)) + "\n")
+EOF
+  LINES_NOW=$(wc -l < "$WORK/B.cand.txt")
+  p=$WORK/B.prep
+  echo "# table B: preparatory beam-4 float32 runs (2 threads) on the first $LINES_NOW sentences of $SENTENCES"
+  timed "$p.s2s" "$S2S" translate -m "$MODEL_B" -i "$WORK/B.cand.txt" -o "$p.s2s.jsonl" --format jsonl \
+    --beam-size 4 --normalize 0 --batch-size "$BATCH" --threads 2 --quiet || failed "$p.s2s" "s2s (table B preparation)"
+  check_lines "$p.s2s.jsonl" s2s
+  timed "$p.ct2" "$CT2" --model "$CT2_MODEL_B" --src "$WORK/B.cand.sp" --out "$p.ct2.sp" --beam_size 4 \
+    --length_penalty 0 --disable_unk --batch_size "$BATCH" --read_batch_size 1000 --compute_type float32 \
+    --intra_threads 2 --inter_threads 1 --max_decoding_length "$B_LIMIT" || failed "$p.ct2" "ct2-translator (table B preparation)"
+  check_lines "$p.ct2.sp" ct2-translator
+  kept= B_TGT= same=
+  read -r kept B_TGT same < <("$PY" - "$WORK/B.cand.txt" "$WORK/B.cand.sp" "$p.s2s.jsonl" "$p.ct2.sp" \
+      "$LINES" "$WORK/B.txt" "$WORK/B.sp" <<'EOF'
+import json, sys
+text, pieces, s2s, ct2 = (open(f, encoding="utf-8").read().splitlines() for f in sys.argv[1:5])
+want = int(sys.argv[5])
+kept = []
+same = 0
+for t, p, s, c in zip(text, pieces, s2s, ct2):
+    src = len(p.split())
+    tokens = json.loads(s)["tokens"]
+    ended = bool(tokens) and tokens[-1] == "</s>"
+    s_out = tokens[:-1] if ended else tokens
+    c_out = c.split()
+    if ended and len(s_out) < 3 * src and len(c_out) < 3 * src:
+        kept.append((t, p, len(c_out) + 1))
+        same += s_out == c_out
+    if len(kept) == want:
+        break
+with open(sys.argv[6], "w", encoding="utf-8") as f:
+    f.writelines(t + "\n" for t, _, _ in kept)
+with open(sys.argv[7], "w", encoding="utf-8") as f:
+    f.writelines(p + "\n" for _, p, _ in kept)
+print(len(kept), sum(n for _, _, n in kept), same)
+EOF
+  )
+  [ -n "$kept" ] || die "table B: selecting the lines failed"
+  [ "$kept" -gt 0 ] || die "table B: no line ends with </s> in both engines"
+  echo "# table B: kept $kept lines ($same of them with the same best hypothesis in both engines)"
+  [ "$kept" = "$LINES" ] || echo "# table B: only $kept of $LINES lines qualify among the first $LINES_NOW sentences (set B_CANDIDATES higher)"
+  IN_TEXT=$WORK/B.txt IN_PIECES=$WORK/B.sp LINES_NOW=$kept
+  echo "# table B: $kept lines, tgt_tok $B_TGT = CT2's float32 output pieces + 1 (</s>) a line, for both engines and precisions"
+  for prec in $PRECISIONS; do
+    case $prec in float32 | int8) ;; *) continue ;; esac
+    for mode in $MODES; do
+      measure B en-de "$MODEL_B" "$CT2_MODEL_B" "$prec" beam4 "$mode" "$B_TGT" "$B_LIMIT"
+    done
+  done
+fi
+
+# --- best s2s against best CT2 -------------------------------------------------------------------
+echo "# best s2s vs best CT2 (tok/s of the same target tokens; whole process, then decode only):"
+awk -F'\t' '
+  {
+    k = $1 " " $2 " " $3
+    if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+    if ($7 !~ /^[0-9]/) { note[k, $5] = $7; next }
+    e = $5; kind = "whole"; if (e ~ /:decode$/) { kind = "decode"; sub(/:decode$/, "", e) }
+    if (!((k, kind, e) in best) || $8 + 0 > best[k, kind, e] + 0) { best[k, kind, e] = $8; how[k, kind, e] = $4 }
+  }
+  END {
+    for (i = 1; i <= n; i++) {
+      k = order[i]
+      for (j = 1; j <= 2; j++) {
+        kind = j == 1 ? "whole" : "decode"
+        hs = (k, kind, "s2s") in best; hc = (k, kind, "ct2") in best
+        if (!hs && !hc && kind == "decode") continue
+        s = hs ? best[k, kind, "s2s"] : ((k, "s2s") in note ? note[k, "s2s"] : "-")
+        c = hc ? best[k, kind, "ct2"] : ((k, "ct2") in note ? note[k, "ct2"] : "-")
+        printf "%-20s %-6s s2s %11s tok/s (%-8s)  ct2 %11s tok/s (%-8s)  s2s/ct2 %s\n", k, kind,
+          s, hs ? how[k, kind, "s2s"] : "-", c, hc ? how[k, kind, "ct2"] : "-",
+          (hs && hc) ? sprintf("%.2f", s / c) : "-"
+      }
+    }
+  }' "$RESULTS"
+echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg); files in $WORK"
