@@ -45,10 +45,17 @@ inline std::vector<std::int32_t> greedy_row(const Tensor& greedy_ids, dim_t b) {
 // the norm-wise one (max |a - b| / max |b| of a step) and the largest absolute difference.
 struct StepErrors {
   double elementwise = 0.0, normwise = 0.0, absolute = 0.0;
+  std::vector<double> step_normwise;  // each step's norm-wise error, in order
   void merge(const StepErrors& o) {
     elementwise = std::max(elementwise, o.elementwise);
     normwise = std::max(normwise, o.normwise);
     absolute = std::max(absolute, o.absolute);
+    step_normwise.insert(step_normwise.end(), o.step_normwise.begin(), o.step_normwise.end());
+  }
+  std::size_t steps_over(double tolerance) const {
+    std::size_t n = 0;
+    for (double e : step_normwise) n += e > tolerance;
+    return n;
   }
 };
 
@@ -71,7 +78,8 @@ inline StepErrors step_logit_errors(const model::Model& model, const model::Enco
     // Norm-wise judges every entry against max |b|: its worst entry is the largest |a - b|.
     const Comparison normwise = compare(got, want, 1.0);
     errors.merge({compare(got, want).max_rel_error, normwise.max_rel_error,
-                  std::fabs(double(normwise.actual) - double(normwise.expected))});
+                  std::fabs(double(normwise.actual) - double(normwise.expected)),
+                  {normwise.max_rel_error}});
     previous = ids[t];
   }
   return errors;

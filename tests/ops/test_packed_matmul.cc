@@ -114,15 +114,17 @@ float round_to_bf16(float v) {
 }
 
 // The int8 scheme of precision.h, written out: symmetric per-row (x) and per-column (W) scales
-// max|.| / 127, values rounded to nearest, products summed exactly, scaled back, bias added.
+// max|.| / 127 (x) and max|.| / levels (W), values rounded to nearest, products summed exactly,
+// scaled back, bias added.
 std::vector<double> int8_expected(const std::vector<float>& x, dim_t m, dim_t k,
-                                  const std::vector<float>& w, dim_t n, const float* bias) {
+                                  const std::vector<float>& w, dim_t n, const float* bias,
+                                  int levels) {
   std::vector<double> y(static_cast<std::size_t>(m * n));
   std::vector<float> w_scale(static_cast<std::size_t>(n));
   for (dim_t c = 0; c < n; ++c) {
     float amax = 0;
     for (dim_t r = 0; r < k; ++r) amax = std::max(amax, std::fabs(w[r * n + c]));
-    w_scale[c] = amax > 0 ? amax / 127.0f : 1.0f;
+    w_scale[c] = amax > 0 ? amax / static_cast<float>(levels) : 1.0f;
   }
   for (dim_t i = 0; i < m; ++i) {
     float amax = 0;
@@ -142,7 +144,13 @@ std::vector<double> int8_expected(const std::vector<float>& x, dim_t m, dim_t k,
 
 TEST_CASE("PackedMatmul in bfloat16 and int8 computes exactly the scheme of precision.h",
           "[ops]") {
-  const auto precision = GENERATE(ops::Precision::bf16, ops::Precision::int8);
+  // int8 at this CPU's weight levels, and at 7 bits (63) on every CPU: what CPUs without VNNI
+  // use, computed without saturating there (random values of both signs near the extremes
+  // saturate vpmaddubsw's pair sums at 127 levels).
+  const int variant = GENERATE(0, 1, 2);  // bf16, int8 (the CPU's levels), int8 at 63 levels
+  const auto precision = variant == 0 ? ops::Precision::bf16 : ops::Precision::int8;
+  const test::PinnedInt8Levels pinned(variant == 2 ? 63 : 0);
+  const int levels = ops::int8_weight_levels();
   const bool transposed = GENERATE(false, true);
   const bool with_bias = GENERATE(false, true);
   if (!test::cpu_computes(precision)) {  // refused, never computed wrongly
@@ -169,7 +177,7 @@ TEST_CASE("PackedMatmul in bfloat16 and int8 computes exactly the scheme of prec
         w[r * n + c] = transposed ? stored.data<float>()[c * k + r] : stored.data<float>()[r * n + c];
     std::vector<double> expected(static_cast<std::size_t>(m * n));
     if (precision == ops::Precision::int8) {
-      expected = int8_expected(xs, m, k, w, n, with_bias ? bias.data<float>() : nullptr);
+      expected = int8_expected(xs, m, k, w, n, with_bias ? bias.data<float>() : nullptr, levels);
     } else {
       for (dim_t i = 0; i < m; ++i)
         for (dim_t c = 0; c < n; ++c) {
@@ -184,8 +192,9 @@ TEST_CASE("PackedMatmul in bfloat16 and int8 computes exactly the scheme of prec
       worst = std::max(worst, std::fabs(y.data<float>()[i] - expected[i]));
       scale = std::max(scale, std::fabs(expected[i]));
     }
-    INFO(ops::precision_name(precision) << " M " << m << " K " << k << " N " << n << " out_in "
-                                        << transposed << " bias " << with_bias);
+    INFO(ops::precision_name(precision) << " (weight levels " << levels << ") M " << m << " K "
+                                        << k << " N " << n << " out_in " << transposed << " bias "
+                                        << with_bias);
     CHECK(worst <= 2e-5 * scale * std::sqrt(double(k)));  // float32 accumulation of exact products
   }
 }

@@ -10,6 +10,8 @@ C++ loops. A linear layer is y = x . W + b with W seen as [in, out]:
             Wq = round(clamp(W / s_w, -127, 127)); x per row: s_x[m] = max_k |x[m, k]| / 127
             (1 for an all-zero row), xq = round(x * (1 / s_x)); round = to nearest, ties to even;
             y = s_x[m] * s_w[n] * sum_k xq[m, k] Wq[k, n] + b[n], the sum exact (int32 in s2s).
+  int8_7bit the same with the weights at 63 levels (s_w = max / 63, clamp to [-63, 63]): s2s's
+            int8 on CPUs without VNNI (ops::int8_weight_levels).
 
 With either, the step-by-step decoder also stores its attention keys and values in bfloat16
 (`round_bf16`); marian_ref.py applies that part.
@@ -18,7 +20,7 @@ With either, the step-by-step decoder also stores its attention keys and values 
 import numpy as np
 
 F32 = np.float32
-PRECISIONS = ("float32", "bfloat16", "int8")
+PRECISIONS = ("float32", "bfloat16", "int8", "int8_7bit")
 
 
 def round_bf16(x):
@@ -37,17 +39,17 @@ def round_bf16(x):
     return np.where(np.isfinite(x), rounded, x)
 
 
-def _symmetric_scale(amax):
-    """max|values| / 127 in float32, 1 where all values are 0."""
-    return np.where(amax > 0, amax / F32(127), F32(1)).astype(F32)
+def _symmetric_scale(amax, levels=127):
+    """max|values| / levels in float32, 1 where all values are 0."""
+    return np.where(amax > 0, amax / F32(levels), F32(1)).astype(F32)
 
 
-def quantize_columns(w):
-    """w [K, N] float32 -> (q int32 [K, N] in [-127, 127], scale float32 [N]): one scale per
-    output channel (column); q = round(clamp(w / scale, -127, 127))."""
+def quantize_columns(w, levels=127):
+    """w [K, N] float32 -> (q int32 [K, N] in [-levels, levels], scale float32 [N]): one scale
+    per output channel (column); q = round(clamp(w / scale, -levels, levels))."""
     w = np.asarray(w, dtype=F32)
-    scale = _symmetric_scale(np.abs(w).max(axis=0))
-    q = np.rint(np.clip(w / scale, F32(-127), F32(127)))
+    scale = _symmetric_scale(np.abs(w).max(axis=0), levels)
+    q = np.rint(np.clip(w / scale, F32(-levels), F32(levels)))
     return q.astype(np.int32), scale
 
 
@@ -68,9 +70,9 @@ def linear(precision, x, w, b=None):
         y = np.matmul(x, w).astype(F32)
     elif precision == "bfloat16":
         y = np.matmul(round_bf16(x), round_bf16(w)).astype(F32)   # bf16 products are exact in f32
-    elif precision == "int8":
+    elif precision in ("int8", "int8_7bit"):
         xq, x_scale = quantize_rows(x)
-        wq, w_scale = quantize_columns(w)
+        wq, w_scale = quantize_columns(w, 127 if precision == "int8" else 63)
         total = np.matmul(xq.astype(np.int64), wq.astype(np.int64))  # exact
         y = (x_scale * w_scale * total.astype(F32)).astype(F32)
     else:

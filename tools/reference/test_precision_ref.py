@@ -100,6 +100,18 @@ class TestInt8(unittest.TestCase):
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-5)
         self.assertGreater(np.abs(got - (x @ w + b)).max(), 1e-3)  # and it is not float32
 
+    def test_linear_int8_7bit_quantizes_weights_to_63_levels(self):
+        rng = np.random.default_rng(5)
+        x, w = rng.standard_normal((4, 32)).astype(F32), rng.standard_normal((32, 6)).astype(F32)
+        wq, ws = pr.quantize_columns(w, 63)
+        self.assertEqual(np.abs(wq).max(), 63)
+        np.testing.assert_array_equal(ws, np.abs(w).max(axis=0) / F32(63))
+        xq, xs = pr.quantize_rows(x)
+        want = (xq * xs.astype(np.float64)) @ (wq * ws.astype(np.float64))
+        got = pr.linear("int8_7bit", x, w)
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-5)
+        self.assertGreater(np.abs(got - pr.linear("int8", x, w)).max(), 1e-4)  # not int8's
+
     def test_linear_bf16_rounds_both_operands(self):
         rng = np.random.default_rng(4)
         x, w = rng.standard_normal((3, 16)).astype(F32), rng.standard_normal((16, 5)).astype(F32)

@@ -79,14 +79,30 @@ std::string unsupported_reason(Precision p) {
                "float32 or int8";
       break;
     case Precision::int8:
-      if (!has(dnnl_cpu_isa_avx512_core_vnni) && !has(dnnl_cpu_isa_avx2_vnni))
-        return "--precision int8 needs a CPU with VNNI (AVX512-VNNI or AVX-VNNI), which this one "
-               "lacks (its int8 products would saturate); use float32";
-      break;
     case Precision::f32:
       break;
   }
   return {};
+}
+
+namespace {
+std::atomic<int> g_int8_weight_levels{0};  // set_int8_weight_levels; 0: the CPU's own
+}  // namespace
+
+int int8_weight_levels() {
+  if (const int pinned = g_int8_weight_levels.load(std::memory_order_relaxed)) return pinned;
+  static const int levels = [] {
+    const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+    const auto has = [isa](dnnl_cpu_isa_t level) { return (isa & level) == unsigned(level); };
+    return has(dnnl_cpu_isa_avx512_core_vnni) || has(dnnl_cpu_isa_avx2_vnni) ? 127 : 63;
+  }();
+  return levels;
+}
+
+void set_int8_weight_levels(int levels) {
+  S2S_CHECK(levels == 0 || levels == 63 || levels == 127, "int8 weight levels ", levels,
+            ": expected 63, 127 or 0");
+  g_int8_weight_levels.store(levels, std::memory_order_relaxed);
 }
 
 namespace {
@@ -167,7 +183,8 @@ PackedMatmul::PackedMatmul(const Tensor& weight, WeightLayout layout, const Tens
   std::vector<float> weight_scales;
   if (int8) {
     quantized.resize(static_cast<std::size_t>(k * n));
-    weight_scales = quantize_weight(weight.data<float>(), layout, k, n, quantized.data());
+    weight_scales =
+        quantize_weight(weight.data<float>(), layout, k, n, quantized.data(), int8_weight_levels());
     attr.set_output_scales(1 << 1, weight_scales);  // one scale per column n
   }
   const dnnl::matmul::primitive_desc pd(desc, attr, backend::engine());

@@ -4,7 +4,8 @@
 //   f32   float32 weights and activations.
 //   bf16  bfloat16 weights and activations, float32 accumulation and output (AVX512_BF16).
 //   int8  weights quantized per output channel at load, activations per row at each call
-//         (symmetric, scale = max|value| / 127), int32 accumulation, float32 output (VNNI).
+//         (symmetric, scale = max|value| / levels: 127 for activations, int8_weight_levels()
+//         for weights), int32 accumulation, float32 output.
 #pragma once
 
 #include <optional>
@@ -21,10 +22,18 @@ const char* precision_name(Precision p);
 std::optional<Precision> parse_precision(const std::string& name);
 
 // Empty when this CPU computes `p` exactly as described above; else why it cannot. bf16 needs
-// AVX512-BF16. int8 needs VNNI (AVX512-VNNI or AVX-VNNI): without it oneDNN multiplies int8 pairs
-// with vpmaddubsw, whose int16 sums saturate (measured on an AVX2-only CPU: errors of 7 where
-// the scheme gives 0.003), so s2s refuses rather than translate silently wrong. PackedMatmul
-// throws UsageError with this text.
+// AVX512-BF16; float32 and int8 run everywhere. PackedMatmul throws UsageError with this text.
 std::string unsupported_reason(Precision p);
+
+// The levels int8 weights are quantized to (|Wq| <= levels): 127 on CPUs with VNNI (AVX512-VNNI
+// or AVX-VNNI), 63 (7 bits) on the others. Without VNNI oneDNN multiplies the activations, made
+// unsigned by adding 128 (0..255), with the weights by vpmaddubsw, which adds each pair of
+// products into an int16 that saturates: 2 · 255 · 127 = 64770 can overflow it (measured on an
+// AVX2-only CPU: errors of 7 where the scheme gives 0.003), 2 · 255 · 63 = 32130 cannot. The
+// cost is one bit of weight precision (bench/NOTES.md measures what it does to translations).
+int int8_weight_levels();
+// Tests: quantize the weights of PackedMatmuls created from now on to `levels` (63 or 127)
+// whatever the CPU; 0 returns to the CPU's own. 127 on a CPU without VNNI saturates.
+void set_int8_weight_levels(int levels);
 
 }  // namespace s2s::ops

@@ -11,17 +11,18 @@ namespace {
 // row, so both passes walk the rows in whole cache lines.
 constexpr dim_t kBlock = 64;
 
-std::int8_t quantize_one(float value, float scale) {
-  return static_cast<std::int8_t>(std::lrintf(std::clamp(value / scale, -127.0f, 127.0f)));
+std::int8_t quantize_one(float value, float scale, float levels) {
+  return static_cast<std::int8_t>(std::lrintf(std::clamp(value / scale, -levels, levels)));
 }
 
-float scale_of(float amax) { return amax > 0.0f ? amax / 127.0f : 1.0f; }
+float scale_of(float amax, float levels) { return amax > 0.0f ? amax / levels : 1.0f; }
 
 }  // namespace
 
 std::vector<float> quantize_weight(const float* w, WeightLayout layout, dim_t k, dim_t n,
-                                   std::int8_t* q) {
+                                   std::int8_t* q, int levels) {
   std::vector<float> scales(static_cast<std::size_t>(n));
+  const float top = static_cast<float>(levels);
   if (layout == WeightLayout::out_in) {
     // Channel c is stored row c: contiguous.
 #pragma omp parallel for schedule(static)
@@ -29,9 +30,9 @@ std::vector<float> quantize_weight(const float* w, WeightLayout layout, dim_t k,
       const float* row = w + c * k;
       float amax = 0.0f;
       for (dim_t r = 0; r < k; ++r) amax = std::max(amax, std::fabs(row[r]));
-      const float scale = scale_of(amax);
+      const float scale = scale_of(amax, top);
       scales[static_cast<std::size_t>(c)] = scale;
-      for (dim_t r = 0; r < k; ++r) q[c * k + r] = quantize_one(row[r], scale);
+      for (dim_t r = 0; r < k; ++r) q[c * k + r] = quantize_one(row[r], scale, top);
     }
     return scales;
   }
@@ -43,10 +44,10 @@ std::vector<float> quantize_weight(const float* w, WeightLayout layout, dim_t k,
     for (dim_t r = 0; r < k; ++r)
       for (dim_t c = begin; c < end; ++c)
         amax[c - begin] = std::max(amax[c - begin], std::fabs(w[r * n + c]));
-    for (dim_t c = begin; c < end; ++c) scales[static_cast<std::size_t>(c)] = scale_of(amax[c - begin]);
+    for (dim_t c = begin; c < end; ++c) scales[static_cast<std::size_t>(c)] = scale_of(amax[c - begin], top);
     for (dim_t r = 0; r < k; ++r)
       for (dim_t c = begin; c < end; ++c)
-        q[r * n + c] = quantize_one(w[r * n + c], scales[static_cast<std::size_t>(c)]);
+        q[r * n + c] = quantize_one(w[r * n + c], scales[static_cast<std::size_t>(c)], top);
   }
   return scales;
 }
