@@ -36,6 +36,8 @@ using tag = memory::format_tag;
 
 struct PackedMatmul::Impl {
   Precision precision = Precision::f32;
+  memory::data_type x_type = memory::data_type::f32;  // of x as the primitive takes it
+  std::int32_t x_offset = 0;  // int8: added to the quantized x (128 makes it u8, see below)
   std::shared_ptr<void> weight_buffer;  // holds `weights` (aligned_buffer: huge pages)
   memory weights;                       // [K, N] in the primitive's layout and type
   memory bias;     // [1, N] f32 copy; null when there is no bias
@@ -123,14 +125,16 @@ S2S_TARGET_CLONES float row_abs_max(const float* x, dim_t n) {
   return max;
 }
 
-// q = round(x · inverse), rounding to nearest even (as lrintf does) by adding and removing
-// 1.5·2^23, which vectorises. No clamp: inverse = 127 / max|x| up to three roundings, so
-// |x · inverse| < 127.5 and rounds to at most 127.
-S2S_TARGET_CLONES void quantize_row(const float* x, dim_t n, float inverse, std::int8_t* q) {
+// q = round(x · inverse) + offset as one byte (s8 for offset 0, u8 for 128), rounding to
+// nearest even (as lrintf does) by adding and removing 1.5·2^23, which vectorises. No clamp:
+// inverse = 127 / max|x| up to three roundings, so |x · inverse| < 127.5 and rounds to at most
+// 127.
+S2S_TARGET_CLONES void quantize_row(const float* x, dim_t n, float inverse, std::int32_t offset,
+                                    std::uint8_t* q) {
 #pragma omp simd
   for (dim_t i = 0; i < n; ++i) {
     const float v = (x[i] * inverse + 12582912.0f) - 12582912.0f;
-    q[i] = static_cast<std::int8_t>(static_cast<std::int32_t>(v));
+    q[i] = static_cast<std::uint8_t>(static_cast<std::int32_t>(v) + offset);
   }
 }
 
@@ -146,12 +150,13 @@ S2S_TARGET_CLONES void scale_row(float* y, dim_t n, float scale, const float* bi
 }
 
 // Symmetric per-row quantization: scale[m] = max|x[m, :]| / 127 (1 for an all-zero row).
-void quantize_rows(const float* x, dim_t rows, dim_t cols, std::int8_t* out, float* scales) {
+void quantize_rows(const float* x, dim_t rows, dim_t cols, std::int32_t offset,
+                   std::uint8_t* out, float* scales) {
 #pragma omp parallel for schedule(static) if (rows > 1 && rows * cols >= detail::kParallelElements)
   for (dim_t m = 0; m < rows; ++m) {
     const float amax = row_abs_max(x + m * cols, cols);
     const float scale = amax > 0.0f ? amax / 127.0f : 1.0f;
-    quantize_row(x + m * cols, cols, 1.0f / scale, out + m * cols);
+    quantize_row(x + m * cols, cols, 1.0f / scale, offset, out + m * cols);
     scales[m] = scale;
   }
 }
@@ -168,7 +173,12 @@ PackedMatmul::PackedMatmul(const Tensor& weight, WeightLayout layout, const Tens
   const auto f32 = memory::data_type::f32;
   const auto type = compute_type(precision);
   const bool int8 = precision == Precision::int8;
-  const memory::desc x_md({DNNL_RUNTIME_DIM_VAL, k}, type, tag::ab);
+  // int8 without VNNI: x goes in as u8 (q + 128) with a zero point of 128, which oneDNN 2.6
+  // computes with its u8·s8 integer GEMM; given as s8, the same product took it as long as
+  // float32 on an AVX2 CPU (bench/NOTES.md). With VNNI, s8 as measured there.
+  const bool unsigned_x = int8 && int8_weight_levels() < 127;
+  const auto x_type = unsigned_x ? memory::data_type::u8 : type;
+  const memory::desc x_md({DNNL_RUNTIME_DIM_VAL, k}, x_type, tag::ab);
   const memory::desc w_md({k, n}, type, tag::any);
   const memory::desc bias_md({1, n}, f32, tag::ab);
   const memory::desc y_md({DNNL_RUNTIME_DIM_VAL, n}, f32, tag::ab);
@@ -178,7 +188,10 @@ PackedMatmul::PackedMatmul(const Tensor& weight, WeightLayout layout, const Tens
 
   auto impl = std::make_shared<Impl>();
   impl->precision = precision;
+  impl->x_type = x_type;
+  impl->x_offset = unsigned_x ? 128 : 0;
   dnnl::primitive_attr attr = detail::default_attr();
+  if (unsigned_x) attr.set_zero_points(DNNL_ARG_SRC, 0, {128});
   std::vector<std::int8_t> quantized;
   std::vector<float> weight_scales;
   if (int8) {
@@ -224,12 +237,11 @@ void PackedMatmul::operator()(const Tensor& x, Tensor& y) const {
   if (!detail::prepare_packed_matmul(x, y, in_, out_)) return;
   const dim_t rows = x.numel() / in_;
   const Impl& impl = *impl_;
-  const auto type = compute_type(impl.precision);
-  const memory::desc x_md({rows, in_}, type, tag::ab);
+  const memory::desc x_md({rows, in_}, impl.x_type, tag::ab);
   const memory::desc y_md({rows, out_}, memory::data_type::f32, tag::ab);
   // The converted x of bf16 and int8, and int8's row scales: one growing buffer per thread.
   thread_local std::vector<std::uint16_t> x_bf16;
-  thread_local std::vector<std::int8_t> x_s8;
+  thread_local std::vector<std::uint8_t> x_s8;
   thread_local std::vector<float> x_scales;
   const std::size_t count = static_cast<std::size_t>(rows * in_);
   memory x_mem;
@@ -248,7 +260,7 @@ void PackedMatmul::operator()(const Tensor& x, Tensor& y) const {
     case Precision::int8:
       if (x_s8.size() < count) x_s8.resize(count);
       if (x_scales.size() < static_cast<std::size_t>(rows)) x_scales.resize(static_cast<std::size_t>(rows));
-      quantize_rows(x.data<float>(), rows, in_, x_s8.data(), x_scales.data());
+      quantize_rows(x.data<float>(), rows, in_, impl.x_offset, x_s8.data(), x_scales.data());
       x_mem = memory(x_md, backend::engine(), x_s8.data());
       break;
   }

@@ -11,8 +11,11 @@ namespace {
 // row, so both passes walk the rows in whole cache lines.
 constexpr dim_t kBlock = 64;
 
-std::int8_t quantize_one(float value, float scale, float levels) {
-  return static_cast<std::int8_t>(std::lrintf(std::clamp(value / scale, -levels, levels)));
+// lrint(clamp(value / scale, ±levels)), rounding to nearest even as lrintf does, by adding and
+// removing 1.5·2^23 (exact for |v| <= 2^22), so that the loops below vectorise.
+inline std::int8_t quantize_one(float value, float scale, float levels) {
+  const float v = std::min(std::max(value / scale, -levels), levels);
+  return static_cast<std::int8_t>(static_cast<std::int32_t>((v + 12582912.0f) - 12582912.0f));
 }
 
 float scale_of(float amax, float levels) { return amax > 0.0f ? amax / levels : 1.0f; }
@@ -32,6 +35,7 @@ std::vector<float> quantize_weight(const float* w, WeightLayout layout, dim_t k,
       for (dim_t r = 0; r < k; ++r) amax = std::max(amax, std::fabs(row[r]));
       const float scale = scale_of(amax, top);
       scales[static_cast<std::size_t>(c)] = scale;
+#pragma omp simd
       for (dim_t r = 0; r < k; ++r) q[c * k + r] = quantize_one(row[r], scale, top);
     }
     return scales;
@@ -45,9 +49,12 @@ std::vector<float> quantize_weight(const float* w, WeightLayout layout, dim_t k,
       for (dim_t c = begin; c < end; ++c)
         amax[c - begin] = std::max(amax[c - begin], std::fabs(w[r * n + c]));
     for (dim_t c = begin; c < end; ++c) scales[static_cast<std::size_t>(c)] = scale_of(amax[c - begin], top);
-    for (dim_t r = 0; r < k; ++r)
+    for (dim_t r = 0; r < k; ++r) {
+      const float* block_scales = scales.data() + begin;
+#pragma omp simd
       for (dim_t c = begin; c < end; ++c)
-        q[r * n + c] = quantize_one(w[r * n + c], scales[static_cast<std::size_t>(c)], top);
+        q[r * n + c] = quantize_one(w[r * n + c], block_scales[c - begin], top);
+    }
   }
   return scales;
 }
