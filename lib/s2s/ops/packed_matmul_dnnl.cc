@@ -70,13 +70,23 @@ struct PackedMatmul::Impl {
   }
 };
 
-std::string unsupported_reason(Precision p) {
-  // oneDNN's ISA values are feature masks: an ISA includes every bit of the ones below it.
+namespace {
+
+// Whether oneDNN runs this CPU at `level` or above. Its ISA values are feature masks: an ISA
+// includes every bit of the ones below it.
+bool cpu_has(dnnl_cpu_isa_t level) {
   const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
-  const auto has = [isa](dnnl_cpu_isa_t level) { return (isa & level) == unsigned(level); };
+  return (isa & level) == unsigned(level);
+}
+
+std::atomic<int> g_int8_weight_levels{0};  // set_int8_weight_levels; 0: the CPU's own
+
+}  // namespace
+
+std::string unsupported_reason(Precision p) {
   switch (p) {
     case Precision::bf16:
-      if (!has(dnnl_cpu_isa_avx512_core_bf16))
+      if (!cpu_has(dnnl_cpu_isa_avx512_core_bf16))
         return "--precision bfloat16 needs a CPU with AVX512-BF16, which this one lacks; use "
                "float32 or int8";
       break;
@@ -87,17 +97,10 @@ std::string unsupported_reason(Precision p) {
   return {};
 }
 
-namespace {
-std::atomic<int> g_int8_weight_levels{0};  // set_int8_weight_levels; 0: the CPU's own
-}  // namespace
-
 int int8_weight_levels() {
   if (const int pinned = g_int8_weight_levels.load(std::memory_order_relaxed)) return pinned;
-  static const int levels = [] {
-    const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
-    const auto has = [isa](dnnl_cpu_isa_t level) { return (isa & level) == unsigned(level); };
-    return has(dnnl_cpu_isa_avx512_core_vnni) || has(dnnl_cpu_isa_avx2_vnni) ? 127 : 63;
-  }();
+  static const int levels =
+      cpu_has(dnnl_cpu_isa_avx512_core_vnni) || cpu_has(dnnl_cpu_isa_avx2_vnni) ? 127 : 63;
   return levels;
 }
 
@@ -176,7 +179,8 @@ PackedMatmul::PackedMatmul(const Tensor& weight, WeightLayout layout, const Tens
   // int8 without VNNI: x goes in as u8 (q + 128) with a zero point of 128, which oneDNN 2.6
   // computes with its u8·s8 integer GEMM; given as s8, the same product took it as long as
   // float32 on an AVX2 CPU (bench/NOTES.md). With VNNI, s8 as measured there.
-  const bool unsigned_x = int8 && int8_weight_levels() < 127;
+  const int levels = int8_weight_levels();  // once: the test override may change between calls
+  const bool unsigned_x = int8 && levels < 127;
   const auto x_type = unsigned_x ? memory::data_type::u8 : type;
   const memory::desc x_md({DNNL_RUNTIME_DIM_VAL, k}, x_type, tag::ab);
   const memory::desc w_md({k, n}, type, tag::any);
@@ -197,7 +201,7 @@ PackedMatmul::PackedMatmul(const Tensor& weight, WeightLayout layout, const Tens
   if (int8) {
     quantized.resize(static_cast<std::size_t>(k * n));
     weight_scales =
-        quantize_weight(weight.data<float>(), layout, k, n, quantized.data(), int8_weight_levels());
+        quantize_weight(weight.data<float>(), layout, k, n, quantized.data(), levels);
     attr.set_output_scales(1 << 1, weight_scales);  // one scale per column n
   }
   const dnnl::matmul::primitive_desc pd(desc, attr, backend::engine());
@@ -241,7 +245,7 @@ void PackedMatmul::operator()(const Tensor& x, Tensor& y) const {
   const memory::desc y_md({rows, out_}, memory::data_type::f32, tag::ab);
   // The converted x of bf16 and int8, and int8's row scales: one growing buffer per thread.
   thread_local std::vector<std::uint16_t> x_bf16;
-  thread_local std::vector<std::uint8_t> x_s8;
+  thread_local std::vector<std::uint8_t> x_q;
   thread_local std::vector<float> x_scales;
   const std::size_t count = static_cast<std::size_t>(rows * in_);
   memory x_mem;
@@ -258,10 +262,10 @@ void PackedMatmul::operator()(const Tensor& x, Tensor& y) const {
       x_mem = memory(x_md, backend::engine(), x_bf16.data());
       break;
     case Precision::int8:
-      if (x_s8.size() < count) x_s8.resize(count);
+      if (x_q.size() < count) x_q.resize(count);
       if (x_scales.size() < static_cast<std::size_t>(rows)) x_scales.resize(static_cast<std::size_t>(rows));
-      quantize_rows(x.data<float>(), rows, in_, impl.x_offset, x_s8.data(), x_scales.data());
-      x_mem = memory(x_md, backend::engine(), x_s8.data());
+      quantize_rows(x.data<float>(), rows, in_, impl.x_offset, x_q.data(), x_scales.data());
+      x_mem = memory(x_md, backend::engine(), x_q.data());
       break;
   }
   std::unordered_map<int, memory> args{
