@@ -26,7 +26,12 @@ struct Sample {
 };
 thread_local Sample t_last;
 thread_local bool t_have_last = false;
+thread_local bool t_decided = false;  // a count has been set from two samples
 
+// The first decision comes soon after set_num_threads(0), while the model loads (a load beside
+// busy cores ran 2-3x slower on two threads than on one); later ones at most twice a second.
+// 10 ms /proc/stat ticks on every core make even 50 ms enough to tell a busy core from an idle one.
+constexpr auto kFirstInterval = std::chrono::milliseconds(50);
 constexpr auto kInterval = std::chrono::milliseconds(500);
 
 // Busy seconds of all cores since boot from /proc/stat's first line (user nice system idle iowait
@@ -60,7 +65,9 @@ void set_num_threads(int n) {
     t_cores = omp_get_num_procs();
     t_shared = t_cores > 1;
     t_have_last = false;
+    t_decided = false;
     omp_set_num_threads(t_cores);
+    share_cores();  // the first sample, to compare with at the first call after kFirstInterval
   }  // else OpenMP has already taken OMP_NUM_THREADS as its default
 }
 
@@ -69,7 +76,7 @@ int num_threads() { return omp_get_max_threads(); }
 void share_cores() {
   if (!t_shared) return;
   const auto now = std::chrono::steady_clock::now();
-  if (t_have_last && now - t_last.when < kInterval) return;
+  if (t_have_last && now - t_last.when < (t_decided ? kInterval : kFirstInterval)) return;
   Sample sample{now, 0.0, own_cpu_seconds()};
   if (!machine_busy_seconds(sample.busy)) {
     t_shared = false;  // no /proc: keep every core
@@ -80,6 +87,7 @@ void share_cores() {
     const double others = std::max(0.0, (sample.busy - t_last.busy) - (sample.own - t_last.own)) / wall;
     const int free_cores = static_cast<int>(std::lround(static_cast<double>(t_cores) - others));
     omp_set_num_threads(std::clamp(free_cores, 1, t_cores));
+    t_decided = true;
   }
   t_last = sample;
   t_have_last = true;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "s2s/core/allocator.h"
+#include "s2s/core/threads.h"
 #include "s2s/ops/convert.h"
 #include "s2s/ops/detail.h"
 #include "s2s/ops/flop_counter.h"
@@ -170,6 +171,7 @@ PackedMatmul::PackedMatmul(const Tensor& weight, WeightLayout layout, const Tens
                            Precision precision) {
   if (const std::string reason = unsupported_reason(precision); !reason.empty())
     throw UsageError(reason);
+  share_cores();  // packing runs parallel regions: the load, too, leaves busy cores alone
   const detail::PackedDims dims = detail::check_packed_weight(weight, layout, bias);
   const dim_t k = dims.in;
   const dim_t n = dims.out;
