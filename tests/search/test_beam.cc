@@ -2,7 +2,8 @@
 // n-best lists token for token, scores within float tolerance, for every fixture model (Marian,
 // Hugging Face, CTranslate2) at beam 1, 4 and 6, with and without length normalisation, word
 // penalty, allow-unk and the per-model rules (banned ids, minimum length). All sentences of a
-// fixture are searched as one batch, so this also shows that batching changes nothing.
+// fixture are searched as one batch, so this also shows that batching changes nothing. The 1-best
+// search (which stops a sentence once its best cannot change) must find the n-best list's first.
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -10,6 +11,7 @@
 #include "s2s/batch/batch.h"
 #include "golden_search.h"
 #include "s2s/search/beam.h"
+#include "s2s/search/scoring_rules.h"
 
 namespace s2s {
 namespace {
@@ -64,6 +66,21 @@ TEST_CASE("beam search matches the reference n-best lists", "[search][parity]") 
               CHECK(close(found[s][h].token_scores[t], token_scores[t]));
           }
         }
+        // The 1-best alone: the search stops a sentence as soon as no live hypothesis can beat
+        // its best finished one (settled() in beam.cc), and must still find the same best.
+        options.n_best = false;
+        const auto best = search::beam_search(*model, encoded, options);
+        REQUIRE(best.size() == sources.size());
+        for (std::size_t s = 0; s < sources.size(); ++s) {
+          INFO(name << ": 1-best, beam " << options.beam_size << ", normalize "
+                    << options.normalize << ", word penalty " << options.word_penalty
+                    << ", sentence " << s);
+          const auto& expected = run["results"][s][0];
+          REQUIRE(best[s].size() == 1);
+          CHECK(best[s][0].ids == expected["ids"].get<std::vector<std::int32_t>>());
+          CHECK(close(best[s][0].score, expected["score"].get<double>()));
+          CHECK(close(best[s][0].normalized_score, expected["normalized"].get<double>()));
+        }
       }
     }
   }
@@ -92,6 +109,24 @@ TEST_CASE("a sentence's beam result does not depend on its batch", "[search]") {
       if (h > 0) CHECK(together[s][h - 1].normalized_score >= together[s][h].normalized_score);
     }
   }
+}
+
+}  // namespace s2s
+
+namespace s2s {
+
+TEST_CASE("best reachable score bounds every continuation, or is infinite", "[search]") {
+  search::SearchOptions options;  // normalize 0: the penalized score itself
+  options.word_penalty = 0.5f;
+  CHECK(search::best_reachable_score(-3.0f, 4, 20, options) == -3.0f - 0.5f * 5);
+  options.normalize = 1.0f;  // the longest length gives the highest score of a negative sum
+  const float bound = search::best_reachable_score(-3.0f, 4, 20, options);
+  CHECK(bound >= (-3.0f - 0.5f * 5) / 20.0f);
+  CHECK(bound == Approx((-3.0f - 0.5f * 5) / 20.0f));
+  for (dim_t length = 5; length <= 20; ++length)
+    CHECK(search::normalized_score(-3.0f, static_cast<std::size_t>(length), options) <= bound);
+  options.word_penalty = -0.5f;  // a reward per token: no bound
+  CHECK(std::isinf(search::best_reachable_score(-3.0f, 4, 20, options)));
 }
 
 }  // namespace s2s

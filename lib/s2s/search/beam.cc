@@ -168,6 +168,25 @@ void finish(SentenceBeam& beam, Hypothesis hypothesis, const SearchOptions& opti
   beam.finished.push_back(std::move(hypothesis));
 }
 
+// Whether the sentence's 1-best can no longer change: a finished hypothesis scores at least as
+// high as any continuation of its live ones, next[first..] (scoring_rules.h). Then decoding them
+// further cannot change the output, only cost steps: Marian decodes on until every hypothesis of
+// the beam has finished, which with --normalize 0 (and CTranslate2's stop when the best candidate
+// ends) often means a batch's last steps run for hypotheses that have already lost. Ties keep the
+// earlier finished hypothesis (ranked), so stopping on a tie changes nothing either. The n-best
+// list needs every finished hypothesis: decoded to the end as Marian does.
+bool settled(const SentenceBeam& beam, const std::vector<Live>& next, std::size_t first,
+             const SearchOptions& options) {
+  if (options.n_best || beam.finished.empty() || first == next.size()) return false;
+  float best = beam.finished.front().normalized_score;
+  for (const Hypothesis& h : beam.finished) best = std::max(best, h.normalized_score);
+  for (std::size_t i = first; i < next.size(); ++i) {
+    const Hypothesis& h = next[i].hypothesis;
+    if (best_reachable_score(h.score, h.ids.size(), beam.limit, options) > best) return false;
+  }
+  return true;
+}
+
 // Best first by normalized score; equal scores keep the order in which they finished.
 std::vector<Hypothesis> ranked(std::vector<Hypothesis> finished, bool n_best) {
   std::stable_sort(finished.begin(), finished.end(), [](const Hypothesis& a, const Hypothesis& b) {
@@ -265,6 +284,7 @@ std::vector<std::vector<Hypothesis>> beam_search(const model::Model& model,
       const std::int32_t sentence = live[first].sentence;
       while (last < live.size() && live[last].sentence == sentence) ++last;
       SentenceBeam& beam = beams[sentence];
+      const std::size_t first_next = next.size();
       // On a forced step the sentence has one live hypothesis and takes the prefix's token,
       // scored 0 (search/prefix.h).
       const std::int32_t forced_id =
@@ -303,6 +323,11 @@ std::vector<std::vector<Hypothesis>> beam_search(const model::Model& model,
           rows.push_back(c.row);
           previous.push_back(c.token);
         }
+      }
+      if (settled(beam, next, first_next, options)) {  // its live hypotheses can only lose
+        next.resize(first_next);
+        rows.resize(first_next);
+        previous.resize(first_next);
       }
       first = last;
     }
