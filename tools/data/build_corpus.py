@@ -10,6 +10,8 @@ Sources (see README.md next to this file for sizes and licences):
      example sentences, aligned on the '|' and ';' separators.
   3. German gettext catalogs (.mo) of every package that has one (gettext_catalogs.py).
   4. GNOME/MATE help pages aligned element by element with their English (help_docs.py).
+  5. Debian's translated manuals and LibreOffice's help, HTML aligned block by block
+     (html_docs.py).
 
 Packages are fetched with `apt-get download` into the work directory and unpacked with
 `dpkg-deb`; nothing is installed on the system.  Four held-out sets:
@@ -39,6 +41,7 @@ from common import (log, fetch_lists, apt_cat, fetch_package, normalize, split_s
                     near_key, language_ok, MAX_WORDS)
 import gettext_catalogs
 import help_docs
+import html_docs
 
 DING_PACKAGE = "trans-de-en"
 TEST_SENTENCES = 1500
@@ -248,6 +251,7 @@ def main():
     ap.add_argument("--no-ding", action="store_true")
     ap.add_argument("--no-gettext", action="store_true")
     ap.add_argument("--no-help", action="store_true")
+    ap.add_argument("--no-manuals", action="store_true")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
 
@@ -266,6 +270,8 @@ def main():
         sources["help"], held, packages["help"] = help_docs.help_source(
             args.work, HELD_OUT_MSG + HELD_OUT_DOC)
         held_sets["test-doc"] = {p: v for p, v in held.items() if p in HELD_OUT_DOC}
+    if not args.no_manuals:
+        sources["manuals"], packages["manuals"] = html_docs.manual_source(args.work)
 
     # The new test sets avoid the description sets and each other (near-duplicate keys).
     keys = {near_key(s) for pair in test + dev for s in pair}
@@ -279,7 +285,7 @@ def main():
 
     # The new sources also go through the language check; descriptions and Ding keep the first
     # corpus's filters (their pairs are curated).
-    checked = {"gettext", "help"}
+    checked = {"gettext", "help", "manuals"}
     train, seen, stats, per_tag = [], set(), {}, {}
     for name, pairs in sources.items():
         kept = tokens = overlap = 0
@@ -314,10 +320,10 @@ def main():
                   "held_out_msg_packages": HELD_OUT_MSG, "held_out_doc_packages": HELD_OUT_DOC,
                   "train_sha1": hashlib.sha1("\n".join(e + "\t" + d for e, d in train)
                                              .encode()).hexdigest()})
-    for rows in packages.values():
+    for source, rows in packages.items():
         for r in rows:
-            tag = ("gettext:" if "catalogs" in r else "help:") + r["package"]
-            r["kept"] = per_tag.get(tag, 0)
+            tag = {"gettext": "gettext:", "help": "help:", "manuals": "manual:"}[source]
+            r["kept"] = per_tag.get(tag + r.get("package", r.get("manual")), 0)
     with open(os.path.join(args.work, "stats.json"), "w") as f:
         json.dump(stats, f, indent=1)
     with open(os.path.join(args.work, "packages.json"), "w") as f:

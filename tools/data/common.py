@@ -240,6 +240,6 @@ def looks_german(s):
 def language_ok(en, de):
     """False when the pair is not English-German: the German side a copy of the English or
     English itself (untranslated), or the English side German (swapped or mislabelled)."""
-    if near_key(en) == near_key(de) and len(near_key(en)) > 0:
-        return False
+    if not re.search(r"[A-Za-z]{2}", en) or near_key(en) == near_key(de):
+        return False                                 # "5.3.4.", "%s: %s", or left untranslated
     return not looks_english(de) and not looks_german(en)
