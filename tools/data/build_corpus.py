@@ -288,15 +288,20 @@ def main():
     checked = {"gettext", "help", "manuals"}
     train, seen, stats, per_tag = [], set(), {}, {}
     for name, pairs in sources.items():
-        kept = tokens = overlap = 0
+        kept = tokens = overlap = bad = lang = dup = 0
         for tag, en, de in pairs:
-            if not keep(en, de) or (name in checked and not language_ok(en, de)):
+            if not keep(en, de):
+                bad += 1
+                continue
+            if name in checked and not language_ok(en, de):
+                lang += 1
                 continue
             if en in held or de in held or near_key(en) in keys or near_key(de) in keys:
                 overlap += 1
                 continue
             key = (en, de)
             if key in seen:
+                dup += 1
                 continue
             seen.add(key)
             train.append((en, de))
@@ -304,7 +309,8 @@ def main():
             tokens += len(de.split())
             per_tag[tag] = per_tag.get(tag, 0) + 1
         stats[name] = {"read": len(pairs), "kept": kept, "de_tokens": tokens,
-                       "dropped_heldout_overlap": overlap}
+                       "dropped_length": bad, "dropped_language": lang,
+                       "dropped_heldout_overlap": overlap, "dropped_duplicate": dup}
         log(f"{name}: {len(pairs)} read, {kept} kept, {tokens} German tokens")
     random.Random(SEED).shuffle(train)
 

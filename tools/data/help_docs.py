@@ -34,14 +34,18 @@ def _local(tag):
 
 
 def _text(el):
-    """Text content with inline markup flattened.  Key sequences read "Ctrl+R" as in the
-    rendered help; an empty <link xref> is filled in by the help viewer with the target page's
+    """Text content with inline markup flattened.  Key sequences and menu paths read "Ctrl+R"
+    and "Edit ▸ Copy" as in the rendered help; an empty <link xref> is filled in by the help viewer with the target page's
     title, which the source does not hold, so it poisons the segment."""
     parts = [el.text or ""]
     for ch in el:
         tag = _local(ch.tag)
         if tag == "keyseq" or tag == "keycombo":
             parts.append("+".join(_text(k) for k in ch if _local(k.tag) in ("key", "keycap")))
+        elif tag == "guiseq":                        # menu paths, rendered "Edit ▸ Copy"
+            parts.append(" ▸ ".join(_text(g) for g in ch if _local(g.tag) == "gui"))
+        elif tag == "menuchoice":                    # DocBook's, rendered "Edit → Copy"
+            parts.append(" → ".join(_text(g) for g in ch if _local(g.tag) != "shortcut"))
         elif tag in ("link", "xref") and not "".join(ch.itertext()).strip():
             parts.append(_UNRESOLVED)
         elif tag in ("media", "inlinemediaobject", "imagedata", "figure"):
