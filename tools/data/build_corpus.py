@@ -252,6 +252,8 @@ def main():
     ap.add_argument("--no-gettext", action="store_true")
     ap.add_argument("--no-help", action="store_true")
     ap.add_argument("--no-manuals", action="store_true")
+    ap.add_argument("--samples", type=int, default=30,
+                    help="random kept pairs per source written to samples.tsv for review")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
 
@@ -286,8 +288,9 @@ def main():
     # The new sources also go through the language check; descriptions and Ding keep the first
     # corpus's filters (their pairs are curated).
     checked = {"gettext", "help", "manuals"}
-    train, seen, stats, per_tag = [], set(), {}, {}
+    train, seen, stats, per_tag, samples = [], set(), {}, {}, []
     for name, pairs in sources.items():
+        kept_pairs = []
         kept = tokens = overlap = bad = lang = dup = 0
         for tag, en, de in pairs:
             if not keep(en, de):
@@ -305,6 +308,7 @@ def main():
                 continue
             seen.add(key)
             train.append((en, de))
+            kept_pairs.append((tag, en, de))
             kept += 1
             tokens += len(de.split())
             per_tag[tag] = per_tag.get(tag, 0) + 1
@@ -312,6 +316,7 @@ def main():
                        "dropped_length": bad, "dropped_language": lang,
                        "dropped_heldout_overlap": overlap, "dropped_duplicate": dup}
         log(f"{name}: {len(pairs)} read, {kept} kept, {tokens} German tokens")
+        samples += random.Random(SEED).sample(kept_pairs, min(args.samples, len(kept_pairs)))
     random.Random(SEED).shuffle(train)
 
     heldout["train"] = train
@@ -330,6 +335,7 @@ def main():
         for r in rows:
             tag = {"gettext": "gettext:", "help": "help:", "manuals": "manual:"}[source]
             r["kept"] = per_tag.get(tag + r.get("package", r.get("manual")), 0)
+    write_lines(os.path.join(args.work, "samples.tsv"), ["\t".join(t) for t in samples])
     with open(os.path.join(args.work, "stats.json"), "w") as f:
         json.dump(stats, f, indent=1)
     with open(os.path.join(args.work, "packages.json"), "w") as f:

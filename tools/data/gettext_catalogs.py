@@ -111,7 +111,8 @@ def clean_message(s):
     """Accelerators (_File, ~File, &File), markup and escapes out; None when unusable."""
     if "\n" in s.strip() and len(s) < 30:
         return None
-    s = re.sub(r"<[^>]+>", "", s)
+    t = re.sub(r"<[^>]+>", "", s)
+    s = _EMPTY_QUOTES.sub("", t) if t != s else s     # "[<AF>]" -> "[]" -> ""
     s = re.sub(r"[~&](?=\w)", "", s)                  # accelerators: "&File", "V&iew", "~Save"
     s = re.sub(r"(?<![^\W\d_])_(?=[^\W\d_])|(?:^|(?<=\s))_(?=\w)", "", s)   # "_File", "Dat_ei"
     s = re.sub(r"\s*\(_?\w\)$", "", s)              # "(_S)"-style accelerators after the label

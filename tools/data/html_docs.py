@@ -63,7 +63,10 @@ class _Blocks(html.parser.HTMLParser):
                 self.stack[-1][2].append(" ")
             return
         a = dict(attrs)
-        hidden = tag in _SKIP or "hidden" in a or bool(self.stack and self.stack[-1][4])
+        # LibreOffice's "switchinline" spans hold one hidden variant per system (MAC..., WIN...,
+        # default...) of which help.js shows one; the default one is the text to keep.
+        hidden = (tag in _SKIP or ("hidden" in a and not (a.get("id") or "").startswith("default"))
+                  or bool(self.stack and self.stack[-1][4]))
         self.stack.append([tag, a.get("id"), [], False, hidden])
 
     def handle_endtag(self, tag):
