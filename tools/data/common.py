@@ -145,18 +145,35 @@ def contents(work, path_re):
                 yield fpath.strip(), p.split("/")[-1]
 
 
+_LICENCE_PHRASES = [("GNU Lesser General Public License", "LGPL"),
+                    ("GNU Library General Public License", "LGPL"),
+                    ("GNU General Public License", "GPL"), ("GNU Free Documentation", "GFDL"),
+                    ("Mozilla Public License", "MPL"), ("Apache License", "Apache"),
+                    ("Creative Commons", "CC"), ("Artistic License", "Artistic"),
+                    ("BSD", "BSD"), ("Permission is hereby granted", "MIT/X11-style"),
+                    ("public domain", "public domain")]
+
+
 def read_copyright_licenses(root, pkg):
-    """The licence names of a package's DEP-5 copyright file ('License: X' lines), joined."""
+    """The licence names of a package's copyright file: the 'License: X' lines of a
+    machine-readable (DEP-5) file, otherwise the licences its prose names (marked "text:").
+    -data/-common packages often ship no copyright file of their own (their doc directory is a
+    symlink to the main package's), which gives "no copyright file in the .deb"."""
     path = os.path.join(root, "usr/share/doc", pkg, "copyright")
     if not os.path.isfile(path):
-        return "?"
-    names = []
+        return "no copyright file in the .deb"
     with open(path, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            m = re.match(r"^License:\s*(\S.*)$", line)
-            if m and m.group(1).strip() not in names:
-                names.append(m.group(1).strip())
-    return ", ".join(names[:8]) if names else "see copyright file"
+        text = f.read()
+    names = []
+    for m in re.finditer(r"^License:\s*(\S.*)$", text, re.M):
+        name = m.group(1).strip()
+        # Old-style files put prose after "License:" ("This program is free software; ...").
+        if len(name.split()) <= 6 and "free software" not in name and name not in names:
+            names.append(name)
+    if names:
+        return ", ".join(names[:8])
+    found = [short for phrase, short in _LICENCE_PHRASES if phrase.lower() in text.lower()]
+    return "text: " + ", ".join(found) if found else "copyright file names no known licence"
 
 
 # ------------------------------------------------------------------------------------------------
