@@ -147,7 +147,10 @@ def contents(work, path_re):
 
 _LICENCE_PHRASES = [("GNU Lesser General Public License", "LGPL"),
                     ("GNU Library General Public License", "LGPL"),
-                    ("GNU General Public License", "GPL"), ("GNU Free Documentation", "GFDL"),
+                    ("GNU General Public License", "GPL"), ("GNU GPL", "GPL"),
+                    ("GNU Free Documentation", "GFDL"),
+                    ("Permission is granted to make and distribute verbatim copies",
+                     "verbatim-copying permission notice"),
                     ("Mozilla Public License", "MPL"), ("Apache License", "Apache"),
                     ("Creative Commons", "CC"), ("Artistic License", "Artistic"),
                     ("BSD", "BSD"), ("Permission is hereby granted", "MIT/X11-style"),
