@@ -24,7 +24,8 @@ same letters once case, digits, punctuation and spaces are ignored), a side of a
 pair is dropped.
 
 Usage: /usr/bin/python3 tools/data/build_corpus.py [--work DIR]
-Writes DIR/{train,dev,test,test-msg,test-doc}.{en,de}, DIR/stats.json and DIR/packages.json.
+Writes DIR/{train,dev,test,test-msg,test-doc}.{en,de}, DIR/stats.json, DIR/packages.json and
+DIR/samples.tsv.
 """
 import argparse
 import glob
@@ -33,7 +34,6 @@ import json
 import os
 import random
 import re
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
