@@ -8,16 +8,24 @@ Sources (see README.md next to this file for sizes and licences):
      paragraphs, bullet items and sentences where both sides cut into the same number of pieces.
   2. The Ding German-English dictionary (Debian package trans-de-en): entries, phrases and
      example sentences, aligned on the '|' and ';' separators.
-  3. German gettext catalogs (.mo) of a few large packages: msgid/msgstr pairs with keyboard
-     accelerators, markup and format placeholders cleaned.
+  3. German gettext catalogs (.mo) of every package that has one (gettext_catalogs.py).
+  4. GNOME/MATE help pages aligned element by element with their English (help_docs.py).
+  5. Debian's translated manuals and LibreOffice's help, HTML aligned block by block
+     (html_docs.py).
 
 Packages are fetched with `apt-get download` into the work directory and unpacked with
-`dpkg-deb -x`; nothing is installed on the system.  The held-out test and dev sets are whole
-descriptions that training never sees: every training pair whose English or German side occurs in
-them is dropped.
+`dpkg-deb`; nothing is installed on the system.  Four held-out sets:
+  * test, dev: whole package descriptions (exactly as the first corpus made them, so that
+    scores stay comparable);
+  * test-msg: catalog messages of HELD_OUT_MSG packages, which training never sees;
+  * test-doc: help segments of HELD_OUT_DOC packages, which training never sees.
+Every training pair whose English or German side equals, or near-duplicates (common.near_key:
+same letters once case, digits, punctuation and spaces are ignored), a side of any held-out
+pair is dropped.
 
 Usage: /usr/bin/python3 tools/data/build_corpus.py [--work DIR]
-Writes DIR/{train,dev,test}.{en,de} and DIR/stats.json.
+Writes DIR/{train,dev,test,test-msg,test-doc}.{en,de}, DIR/stats.json, DIR/packages.json and
+DIR/samples.tsv.
 """
 import argparse
 import glob
@@ -26,98 +34,30 @@ import json
 import os
 import random
 import re
-import struct
-import subprocess
 import sys
-import unicodedata
 
-GETTEXT_PACKAGES = [
-    "gcc-12-locales", "gimp", "libreoffice-l10n-de", "inkscape", "vlc-l10n", "gnucash-common",
-    "evolution-common", "nautilus-data",
-]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import (log, fetch_lists, apt_cat, fetch_package, normalize, split_sentences, keep,
+                    near_key, language_ok, MAX_WORDS)
+import gettext_catalogs
+import help_docs
+import html_docs
+
 DING_PACKAGE = "trans-de-en"
-MAX_WORDS = 80          # longer segments are rarely aligned well and slow training down
-MAX_LEN_RATIO = 2.5     # character-length ratio beyond which a pair is most likely misaligned
 TEST_SENTENCES = 1500
 DEV_SENTENCES = 500
+HELD_SENTENCES = 1500           # per new test set (test-msg, test-doc)
 SEED = 20261122
-
-
-def log(msg):
-    print(msg, file=sys.stderr, flush=True)
-
-
-# ------------------------------------------------------------------------------------------------
-# Fetching
-# ------------------------------------------------------------------------------------------------
-def apt_options(work):
-    lists = os.path.join(work, "lists")
-    os.makedirs(os.path.join(lists, "partial"), exist_ok=True)
-    return ["-o", "Acquire::Languages=en,de", "-o", f"Dir::State::Lists={lists}",
-            "-o", "APT::Get::List-Cleanup=0"]
-
-
-def fetch_lists(work):
-    lists = os.path.join(work, "lists")
-    if glob.glob(os.path.join(lists, "*Translation-de*")):
-        return
-    log("apt-get update (Translation-en, Translation-de) ...")
-    subprocess.run(["apt-get", "update", "-qq"] + apt_options(work), check=True)
-
-
-def apt_cat(path):
-    """apt stores index files compressed (lz4 on Debian 12); apt-helper reads every variant."""
-    out = subprocess.run(["/usr/lib/apt/apt-helper", "cat-file", path], check=True,
-                         stdout=subprocess.PIPE).stdout
-    return out.decode("utf-8", errors="replace")
-
-
-def fetch_package(work, name):
-    """Download and unpack one .deb into work/pkgs/<name>/ (once)."""
-    dest = os.path.join(work, "pkgs", name)
-    if os.path.isdir(dest):
-        return dest
-    debs = os.path.join(work, "debs")
-    os.makedirs(debs, exist_ok=True)
-    log(f"apt-get download {name} ...")
-    subprocess.run(["apt-get", "download", "-qq"] + apt_options(work) + [name], check=True,
-                   cwd=debs)
-    deb = sorted(glob.glob(os.path.join(debs, f"{name}_*.deb")))[-1]
-    os.makedirs(dest + ".tmp", exist_ok=True)
-    subprocess.run(["dpkg-deb", "-x", deb, dest + ".tmp"], check=True)
-    os.rename(dest + ".tmp", dest)
-    return dest
-
-
-# ------------------------------------------------------------------------------------------------
-# Text helpers
-# ------------------------------------------------------------------------------------------------
-def normalize(s):
-    s = unicodedata.normalize("NFC", s)
-    s = s.replace("\u00ad", "")                      # soft hyphens
-    return re.sub(r"\s+", " ", s).strip()
-
-
-# Abbreviations after which a full stop does not end a sentence (both languages).
-_ABBREV = ["e.g", "i.e", "etc", "vs", "cf", "approx", "incl", "z.B", "z. B", "d.h", "d. h", "u.a",
-           "u. a", "bzw", "ca", "evtl", "ggf", "inkl", "sog", "usw", "vgl", "Nr", "Dr", "Mr", "Mrs",
-           "St", "No", "Vol", "v", "s.o", "s.u", "u.ä", "o.ä", "zB", "bspw", "Hr", "Fr", "Prof"]
-_ABBREV_RE = re.compile(r"(?:^|(?<=\s)|(?<=\())(" + "|".join(re.escape(a) for a in _ABBREV) +
-                        r")\.$")
-_SPLIT_RE = re.compile(r"(?<=[.!?:])\s+(?=[\"'„“(]?[A-ZÄÖÜ0-9])")
-
-
-def split_sentences(text):
-    parts, cur = [], ""
-    for piece in _SPLIT_RE.split(text):
-        cur = f"{cur} {piece}" if cur else piece
-        if _ABBREV_RE.search(cur) or re.search(r"\b[A-Za-z]\.$", cur):
-            continue                                 # "e.g." or an initial: not a sentence end
-        parts.append(cur)
-        cur = ""
-    if cur:
-        parts.append(cur)
-    return parts
+# Left out of training entirely: their catalogs (and any other package's catalog of the same
+# name) and help pages.  Chosen as everyday desktop programs with sentence-like messages or
+# help, from different projects, none of them a source of the first corpus.
+# Both lists are left out of both sources (a package's help is not trained on when its
+# messages are tested, and the other way round).
+HELD_OUT_MSG = ["claws-mail-i18n", "deja-dup", "gnome-disk-utility", "gparted-common", "gramps",
+                "hexchat-common", "pidgin-data", "remmina-common", "synaptic",
+                "system-config-printer-common", "thunar-data", "transmission-gtk"]
+HELD_OUT_DOC = ["eog", "evince-common", "file-roller", "gedit-common", "gnome-calculator", "gnote",
+                "seahorse", "shotwell-common", "totem-common"]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -242,85 +182,8 @@ def ding_pairs(work):
 
 
 # ------------------------------------------------------------------------------------------------
-# 3. gettext catalogs
+# Held-out sets
 # ------------------------------------------------------------------------------------------------
-def read_mo(path):
-    """Parse a GNU .mo file -> list of (msgid, msgstr); plural forms give their first form."""
-    data = open(path, "rb").read()
-    magic = struct.unpack("<I", data[:4])[0]
-    endian = "<" if magic == 0x950412de else ">"
-    _, n, orig_off, trans_off = struct.unpack(endian + "4I", data[4:20])
-    out = []
-    for i in range(n):
-        olen, opos = struct.unpack(endian + "2I", data[orig_off + 8 * i: orig_off + 8 * i + 8])
-        tlen, tpos = struct.unpack(endian + "2I", data[trans_off + 8 * i: trans_off + 8 * i + 8])
-        msgid = data[opos:opos + olen].decode("utf-8", errors="replace")
-        msgstr = data[tpos:tpos + tlen].decode("utf-8", errors="replace")
-        if not msgid or not msgstr:
-            continue                                  # the header entry, or untranslated
-        msgid = msgid.split("\x04")[-1].split("\x00")[0]   # drop msgctxt, take singular form
-        out.append((msgid, msgstr.split("\x00")[0]))
-    return out
-
-
-# printf formats, GCC's own (%qD, %<, %>), Qt's %1, {0}/{name}, $(VAR), ${VAR}, $VAR$.
-_PLACEHOLDER = re.compile(r"%(?:\d+\$)?[-+ #0]*\d*(?:\.\d+)?[hlLqjzt]*[A-Za-z<>%]|"
-                          r"\{[^{}]*\}|\$\([^)]*\)|\$\{[^}]*\}|%\d+|\$[A-Z_]+\$?")
-
-
-def clean_message(s):
-    """Accelerators (_File, ~File, &File), markup and escapes out; None when unusable."""
-    if "\n" in s.strip() and len(s) < 30:
-        return None
-    s = re.sub(r"<[^>]+>", "", s)
-    s = re.sub(r"[~&](?=\w)", "", s)                  # accelerators: "&File", "V&iew", "~Save"
-    s = re.sub(r"(?<![^\W\d_])_(?=[^\W\d_])|(?:^|(?<=\s))_(?=\w)", "", s)   # "_File", "Dat_ei"
-    s = re.sub(r"\s*\(_?\w\)$", "", s)              # "(_S)"-style accelerators after the label
-    s = s.replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"')
-    return normalize(s) or None
-
-
-def gettext_pairs(work):
-    out = []
-    for pkg in GETTEXT_PACKAGES:
-        try:
-            root = fetch_package(work, pkg)
-        except subprocess.CalledProcessError:
-            log(f"warning: could not download {pkg}; skipped")
-            continue
-        mos = [p for p in glob.glob(os.path.join(root, "**", "*.mo"), recursive=True)
-               if "/de/" in p]
-        n0 = len(out)
-        for mo in sorted(mos):
-            for msgid, msgstr in read_mo(mo):
-                # Messages whose placeholders differ cannot be cleaned safely; the rest lose them.
-                if sorted(_PLACEHOLDER.findall(msgid)) != sorted(_PLACEHOLDER.findall(msgstr)):
-                    continue
-                e = clean_message(_PLACEHOLDER.sub("", msgid))
-                d = clean_message(_PLACEHOLDER.sub("", msgstr))
-                if e and d and e != d and re.search(r"[A-Za-z]{2}", e):
-                    out.append((f"gettext:{pkg}", e, d))
-        log(f"gettext {pkg}: {len(out) - n0} pairs from {len(mos)} catalogs")
-    return out
-
-
-# ------------------------------------------------------------------------------------------------
-# Filtering and splitting
-# ------------------------------------------------------------------------------------------------
-def keep(en, de):
-    if not en or not de:
-        return False
-    ne, nd = len(en.split()), len(de.split())
-    if ne > MAX_WORDS or nd > MAX_WORDS:
-        return False
-    le, ld = len(en), len(de)
-    if max(le, ld) > 20 and max(le, ld) / max(1, min(le, ld)) > MAX_LEN_RATIO:
-        return False
-    if "\ufffd" in en or "\ufffd" in de or re.search(r"https?://\S{60,}", en):
-        return False
-    return True
-
-
 def split_heldout(desc):
     """Pick whole descriptions for test, then dev, until each holds enough sentence pairs.
     Returns (test pairs, dev pairs, the md5s of every description they came from)."""
@@ -346,52 +209,137 @@ def split_heldout(desc):
     return sets[0], sets[1], used
 
 
+def pick_heldout(by_pkg, taken_keys, n=HELD_SENTENCES):
+    """Up to n sentence pairs from the held-out packages' pairs {pkg: [(en, de)]}: whole
+    sentences (>= 4 words, capital first, ending in . ! ?) that pass the training filters,
+    one per near-duplicate key, spread evenly over the packages (round robin over each
+    package's pairs shuffled with SEED), then shuffled."""
+    pools = []
+    for pkg in sorted(by_pkg):
+        cand = [(en, de) for en, de in by_pkg[pkg]
+                if keep(en, de) and language_ok(en, de) and len(en.split()) >= 4
+                and re.match(r"^[\"'(]?[A-Z0-9]", en) and en.endswith((".", "!", "?"))]
+        random.Random(f"{SEED}:{pkg}").shuffle(cand)
+        pools.append(cand)
+    chosen, seen = [], set(taken_keys)
+    while len(chosen) < n and any(pools):
+        for pool in pools:
+            while pool:
+                en, de = pool.pop(0)
+                k = near_key(en)
+                if k not in seen and near_key(de) not in seen:
+                    seen.add(k)
+                    chosen.append((en, de))
+                    break
+            if len(chosen) >= n:
+                break
+    random.Random(SEED).shuffle(chosen)
+    return chosen
+
+
+# ------------------------------------------------------------------------------------------------
+def write_lines(path, lines):
+    with open(path, "w", encoding="utf-8") as f:
+        for s in lines:
+            f.write(s + "\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--work", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                    "out"))
     ap.add_argument("--no-ding", action="store_true")
     ap.add_argument("--no-gettext", action="store_true")
+    ap.add_argument("--no-help", action="store_true")
+    ap.add_argument("--no-manuals", action="store_true")
+    ap.add_argument("--samples", type=int, default=30,
+                    help="random kept pairs per source written to samples.tsv for review")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
 
     desc = description_pairs(args.work)
     test, dev, test_md5 = split_heldout(desc)
-    held = {s for pair in test + dev for s in pair}
 
     sources = {"descriptions": [("desc", en, de) for md5, en, de in desc if md5 not in test_md5]}
     if not args.no_ding:
         sources["ding"] = ding_pairs(args.work)
+    held_sets, packages = {}, {}
     if not args.no_gettext:
-        sources["gettext"] = gettext_pairs(args.work)
+        sources["gettext"], held, packages["gettext"] = gettext_catalogs.gettext_source(
+            args.work, HELD_OUT_MSG + HELD_OUT_DOC)
+        held_sets["test-msg"] = {p: v for p, v in held.items() if p in HELD_OUT_MSG}
+    if not args.no_help:
+        sources["help"], held, packages["help"] = help_docs.help_source(
+            args.work, HELD_OUT_MSG + HELD_OUT_DOC)
+        held_sets["test-doc"] = {p: v for p, v in held.items() if p in HELD_OUT_DOC}
+    if not args.no_manuals:
+        sources["manuals"], packages["manuals"] = html_docs.manual_source(args.work)
 
-    train, seen, stats = [], set(), {}
+    # The new test sets avoid the description sets and each other (near-duplicate keys).
+    keys = {near_key(s) for pair in test + dev for s in pair}
+    heldout = {"test": test, "dev": dev}
+    for name in ("test-msg", "test-doc"):
+        if name in held_sets:
+            heldout[name] = pick_heldout(held_sets[name], keys)
+            keys |= {near_key(s) for pair in heldout[name] for s in pair}
+    held = {s for pairs in heldout.values() for pair in pairs for s in pair}
+    keys.discard("")
+
+    # The new sources also go through the language check; descriptions and Ding keep the first
+    # corpus's filters (their pairs are curated).
+    checked = {"gettext", "help", "manuals"}
+    train, seen, stats, per_tag, samples = [], set(), {}, {}, []
     for name, pairs in sources.items():
-        kept = 0
-        for _, en, de in pairs:
-            if not keep(en, de) or en in held or de in held:
+        kept_pairs = []
+        kept = tokens = overlap = bad = lang = dup = 0
+        for tag, en, de in pairs:
+            if not keep(en, de):
+                bad += 1
+                continue
+            if name in checked and not language_ok(en, de):
+                lang += 1
+                continue
+            if en in held or de in held or near_key(en) in keys or near_key(de) in keys:
+                overlap += 1
                 continue
             key = (en, de)
             if key in seen:
+                dup += 1
                 continue
             seen.add(key)
             train.append((en, de))
+            kept_pairs.append((tag, en, de))
             kept += 1
-        stats[name] = {"raw": len(pairs), "kept": kept}
-        log(f"{name}: {len(pairs)} raw, {kept} kept")
+            tokens += len(de.split())
+            per_tag[tag] = per_tag.get(tag, 0) + 1
+        stats[name] = {"read": len(pairs), "kept": kept, "de_tokens": tokens,
+                       "dropped_length": bad, "dropped_language": lang,
+                       "dropped_heldout_overlap": overlap, "dropped_duplicate": dup}
+        log(f"{name}: {len(pairs)} read, {kept} kept, {tokens} German tokens")
+        samples += random.Random(SEED).sample(kept_pairs, min(args.samples, len(kept_pairs)))
     random.Random(SEED).shuffle(train)
 
-    for name, pairs in (("train", train), ("dev", dev), ("test", test)):
+    heldout["train"] = train
+    for name, pairs in heldout.items():
         for lang, idx in (("en", 0), ("de", 1)):
-            with open(os.path.join(args.work, f"{name}.{lang}"), "w", encoding="utf-8") as f:
-                for p in pairs:
-                    f.write(p[idx] + "\n")
-    stats.update({"train": len(train), "dev": len(dev), "test": len(test),
+            write_lines(os.path.join(args.work, f"{name}.{lang}"), [p[idx] for p in pairs])
+    stats.update({"train": len(train), "train_de_tokens": sum(len(d.split()) for _, d in train),
+                  "dev": len(dev), "test": len(test),
                   "test_descriptions": len(test_md5),
+                  "test-msg": len(heldout.get("test-msg", [])),
+                  "test-doc": len(heldout.get("test-doc", [])),
+                  "held_out_msg_packages": HELD_OUT_MSG, "held_out_doc_packages": HELD_OUT_DOC,
                   "train_sha1": hashlib.sha1("\n".join(e + "\t" + d for e, d in train)
                                              .encode()).hexdigest()})
+    for source, rows in packages.items():
+        for r in rows:
+            tag = {"gettext": "gettext:", "help": "help:", "manuals": "manual:"}[source]
+            r["kept"] = per_tag.get(tag + r.get("package", r.get("manual")), 0)
+    write_lines(os.path.join(args.work, "samples.tsv"), ["\t".join(t) for t in samples])
     with open(os.path.join(args.work, "stats.json"), "w") as f:
         json.dump(stats, f, indent=1)
+    with open(os.path.join(args.work, "packages.json"), "w") as f:
+        json.dump(packages, f, indent=1, ensure_ascii=False)
     log(json.dumps(stats))
 
 
