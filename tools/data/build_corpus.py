@@ -307,7 +307,7 @@ def main():
                 dup += 1
                 continue
             seen.add(key)
-            train.append((en, de))
+            train.append((en, de, name))
             kept_pairs.append((tag, en, de))
             kept += 1
             tokens += len(de.split())
@@ -319,6 +319,10 @@ def main():
         samples += random.Random(SEED).sample(kept_pairs, min(args.samples, len(kept_pairs)))
     random.Random(SEED).shuffle(train)
 
+    # train.source names each training pair's source, line by line, so that training can weight
+    # the sources (tools/train/train.py shows the descriptions twice an epoch).
+    write_lines(os.path.join(args.work, "train.source"), [source for _, _, source in train])
+    train = [(en, de) for en, de, _ in train]
     heldout["train"] = train
     for name, pairs in heldout.items():
         for lang, idx in (("en", 0), ("de", 1)):

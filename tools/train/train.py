@@ -80,8 +80,15 @@ def encode_corpus(work, sp, desc_weight):
     dev = list(zip(split_seqs("dev.en"), split_seqs("dev.de")))
     # Package descriptions are the domain we are tested on: show them desc_weight times an epoch.
     if desc_weight > 1:
-        # Pairs of 8+ source tokens are mostly description sentences (Ding entries are short).
-        extra = [p for p in train if len(p[0]) >= 8]
+        source_path = os.path.join(work, "train.source")
+        if os.path.exists(source_path):  # the corpus names each pair's source (tools/data)
+            sources = read_lines(source_path)
+            assert len(sources) == len(train), f"{source_path}: not one line per training pair"
+            extra = [p for p, source in zip(train, sources) if source == "descriptions"]
+        else:
+            # The first corpus (no train.source): pairs of 8+ source tokens are mostly
+            # description sentences there (Ding entries are short, catalogs few).
+            extra = [p for p in train if len(p[0]) >= 8]
         train = train + extra * (desc_weight - 1)
     return train, dev
 
