@@ -28,8 +28,9 @@ thread_local Sample t_last;
 thread_local bool t_have_last = false;
 thread_local bool t_decided = false;  // a count has been set from two samples
 
-// The first decision comes soon after set_num_threads(0), while the model loads (a load beside
-// busy cores ran 2-3x slower on two threads than on one); later ones at most twice a second.
+// The first decision comes soon after set_num_threads(0), while the model loads (beside two busy
+// loops the base model's load took 0.94-1.68 s on two threads, 0.72 s on one); later ones at most
+// twice a second.
 // 10 ms /proc/stat ticks on every core make even 50 ms enough to tell a busy core from an idle one.
 constexpr auto kFirstInterval = std::chrono::milliseconds(50);
 constexpr auto kInterval = std::chrono::milliseconds(500);

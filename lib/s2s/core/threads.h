@@ -9,17 +9,19 @@ namespace s2s {
 void set_num_threads(int n);
 int num_threads();
 
-// On a thread whose count came from set_num_threads(0) without OMP_NUM_THREADS: 50 ms after
-// set_num_threads(0) first (weight packing calls it, so that the load shares too), then at most
-// twice a second, measures how much CPU time other processes took since the last look (the machine's
-// busy time in /proc/stat less this process's own) and sets the thread's OpenMP count to the cores
-// they left free, at least one. Elsewhere (a count the user chose, one core) it does nothing.
+// On a thread whose count came from set_num_threads(0) without OMP_NUM_THREADS: first 50 ms
+// after set_num_threads(0) (weight packing calls it, so that the load shares too), then at most
+// twice a second, measures how much CPU time other processes took since the last look (the
+// machine's busy time in /proc/stat less this process's own) and sets the thread's OpenMP count to
+// the cores they left free, at least one. Elsewhere (a count the user chose, one core) it does
+// nothing.
 //
 // Why: libgomp's threads wait for each other at every barrier, so a team of two on two cores
 // beside one busy process runs at the pace of whichever member the scheduler leaves out, and
 // spins while it waits. Measured (bench/contention.sh, shipped model, 120 lines, one busy loop on
 // 2 cores): 2 threads kept 0.26 of their quiet speed, 1 thread 0.58 of the 2-thread quiet speed.
-// The search calls it before every decoder step, PackedMatmul's constructor before each weight; results do not depend on the thread count.
+// The search calls it before every decoder step, PackedMatmul's constructor before packing each
+// weight; results do not depend on the thread count.
 void share_cores();
 
 }  // namespace s2s
