@@ -195,6 +195,15 @@ def latest_checkpoint(work):
     return max(paths, key=lambda p: int(p.rsplit("-", 1)[1][:-3])) if paths else None
 
 
+def cpu_has_bf16():
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = f.read().split()
+    except OSError:
+        return False
+    return "avx512_bf16" in flags or "amx_bf16" in flags
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--work", required=True)
@@ -215,7 +224,9 @@ def main():
     ap.add_argument("--save-every", type=float, default=8.0, help="minutes between checkpoints")
     ap.add_argument("--eval-every", type=int, default=3, help="checkpoints between dev chrF")
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--bf16", action=argparse.BooleanOptionalAction, default=True)
+    # bf16 autocast only where the CPU computes bf16 itself: on an AVX2-only CPU it was emulated,
+    # 2 steps in 90 s against 31 in float32 (2026-11-26, tools/train/README.md).
+    ap.add_argument("--bf16", action=argparse.BooleanOptionalAction, default=cpu_has_bf16())
     args = ap.parse_args()
 
     torch.set_num_threads(args.threads)
