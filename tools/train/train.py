@@ -224,6 +224,7 @@ def main():
     ap.add_argument("--save-every", type=float, default=8.0, help="minutes between checkpoints")
     ap.add_argument("--eval-every", type=int, default=3, help="checkpoints between dev chrF")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--log-every", type=int, default=100, help="steps between tok/s lines")
     # bf16 autocast only where the CPU computes bf16 itself: on an AVX2-only CPU it was emulated,
     # 2 steps in 90 s against 31 in float32 (2026-11-26, tools/train/README.md).
     ap.add_argument("--bf16", action=argparse.BooleanOptionalAction, default=cpu_has_bf16())
@@ -272,7 +273,7 @@ def main():
             ntok = int((tgt_out >= 0).sum())
             tok_window += ntok
             loss_window.append(float(loss))
-            if step % 100 == 0:
+            if step % args.log_every == 0:
                 now = time.time()
                 log(args.work, f"step {step} epoch {epoch} batch {pos}/{len(batches)} "
                                f"loss {np.mean(loss_window):.3f} lr {lr_at(step, args.lr, args.warmup):.2e} "
