@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "s2s/core/error.h"
+#include "s2s/pipeline/read_at.h"
 
 namespace s2s::pipeline {
 
@@ -50,18 +51,16 @@ class Crc {
   std::uint64_t size_ = 0;
 };
 
-// Calls `use(block, size)` on the bytes [begin, end) of fd, read in 1 MB blocks with pread.
+// Calls `use(block, size)` on the bytes [begin, end) of fd, read in 1 MB blocks.
 template <typename Use>
 void read_range(int fd, std::uint64_t begin, std::uint64_t end, const std::string& name, Use use) {
   std::vector<char> block(kBlock);
   for (std::uint64_t at = begin; at < end;) {
     const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, end - at));
-    const ssize_t n = ::pread(fd, block.data(), want, static_cast<off_t>(at));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw InputError(name + ": cannot read: " + why());
+    const std::size_t n = read_at(fd, block.data(), want, at, name);
     if (n == 0) throw InputError(name + ": the file became shorter while it was read");
-    use(block.data(), static_cast<std::size_t>(n));
-    at += static_cast<std::uint64_t>(n);
+    use(block.data(), n);
+    at += n;
   }
 }
 

@@ -10,6 +10,7 @@
 
 #include "s2s/core/error.h"
 #include "s2s/core/log.h"
+#include "s2s/pipeline/read_at.h"
 #include "s2s/text/clean.h"
 
 namespace s2s::pipeline {
@@ -38,14 +39,12 @@ std::size_t count_lines(int fd, const std::string& name, std::uint64_t offset = 
   while (max_bytes > 0 && lines <= most) {
     const std::size_t want = static_cast<std::size_t>(
         std::min<std::uint64_t>(buffer.size(), max_bytes));
-    const ssize_t n = ::pread(fd, buffer.data(), want, static_cast<off_t>(offset));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw InputError(name + ": cannot read: " + std::strerror(errno));
+    const std::size_t n = read_at(fd, buffer.data(), want, offset, name);
     if (n == 0) break;
     lines += static_cast<std::size_t>(std::count(buffer.data(), buffer.data() + n, '\n'));
-    open_line = buffer[static_cast<std::size_t>(n) - 1] != '\n';
-    offset += static_cast<std::uint64_t>(n);
-    max_bytes -= static_cast<std::uint64_t>(n);
+    open_line = buffer[n - 1] != '\n';
+    offset += n;
+    max_bytes -= n;
   }
   return lines + (open_line ? 1 : 0);
 }

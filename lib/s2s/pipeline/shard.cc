@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "s2s/core/error.h"
+#include "s2s/pipeline/read_at.h"
 
 namespace s2s::pipeline {
 namespace {
@@ -37,16 +38,6 @@ std::uint64_t regular_file_size(int fd, const std::string& name) {
                      ": --shard needs a regular file (a pipe or terminal cannot be "
                      "sharded: a shard seeks to its part)");
   return static_cast<std::uint64_t>(st.st_size);
-}
-
-// Reads up to `size` bytes at `offset`; 0 at the end of the file.
-std::size_t read_at(int fd, char* buffer, std::size_t size, std::uint64_t offset,
-                    const std::string& name) {
-  while (true) {
-    const ssize_t n = ::pread(fd, buffer, size, static_cast<off_t>(offset));
-    if (n >= 0) return static_cast<std::size_t>(n);
-    if (errno != EINTR) throw InputError(name + ": cannot read: " + std::strerror(errno));
-  }
 }
 
 // The first line start at or after `offset` (0 < offset <= size): offset itself when the byte
