@@ -382,7 +382,8 @@ void run_translate(const TranslateArgs& args, const Context& context) {
       resumable->finish_complete(lines_start + writer.written(), range.end,
                                  bytes_start + writer.bytes());
   }
-  if (stopped_by_signal()) throw Interrupted(writer.written());
+  // The output holds the earlier runs' lines too: the message counts the file's lines.
+  if (stopped_by_signal()) throw Interrupted(lines_start + writer.written());
   // Only the last shard reaches the end of the input (and of the prefix file).
   const bool to_the_end = !shard || shard->index + 1 == shard->count;
   if (prefixes && !stop.load() && to_the_end) prefixes->check_end(lines_before + window_start);

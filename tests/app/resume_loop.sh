@@ -66,6 +66,12 @@ stop_and_resume() {
     ((lines >= done_before)) || fail "run $run: the journal went back from $done_before to $lines lines"
     ((size >= bytes)) || fail "run $run: the output has $size bytes, the journal says $bytes are final"
     ((lines > done_before)) && progressed=$((progressed + 1))
+    if ((code == 143)); then  # stopped in order: the message counts the lines the output holds
+      local said
+      said=$(tail -1 "$WORK/err.txt" | sed -n 's/^s2s: interrupted: the first \([0-9]*\) lines\? written.*/\1/p')
+      [ "$said" = "$(wc -l < "$out")" ] ||
+        fail "run $run: '$(tail -1 "$WORK/err.txt")' but the output has $(wc -l < "$out") lines"
+    fi
     echo "stop $run: SIG$signal after ${delay}s (exit $code): $lines lines committed, $bytes bytes (file $size)"
     done_before=$lines
     ((code == 0)) && break  # finished before the signal
