@@ -6,8 +6,8 @@
 
 Decodes WORK/test.en with the averaged PyTorch model that export_marian.py saved (WORK/export.pt,
 float32, greedy, <unk> never chosen, at most ceil(3 x source length) tokens as in s2s and Marian)
-and with `s2s translate -b 1 --format jsonl -m MODEL`, and compares the target pieces. With
---write-fixture, the first --fixture-n sources and PyTorch's pieces are written as
+and with `s2s translate -b 1 --format jsonl --max-length 1000 -m MODEL`, and compares the target
+pieces. With --write-fixture, the first --fixture-n sources and PyTorch's pieces are written as
 "source<TAB>piece piece ..." lines for the CI test (tests/app/test_default_model.cc), which needs
 no PyTorch.
 """
@@ -55,8 +55,8 @@ def s2s_greedy(binary, model, lines):
     # --max-length 1000 (Marian's default): s2s's own 256 would cut a translation that loops on
     # (6 of 1,500 test sentences with the second edition) before PyTorch's 3 x source cap does.
     res = subprocess.run([binary, "translate", "-m", model, "-b", "1", "--format", "jsonl",
-                          "--max-length", "1000", "--quiet"], input="\n".join(lines) + "\n", capture_output=True,
-                         text=True, check=True)
+                          "--max-length", "1000", "--quiet"], input="\n".join(lines) + "\n",
+                         capture_output=True, text=True, check=True)
     return [[t for t in json.loads(l)["tokens"] if t != "</s>"] for l in res.stdout.splitlines()]
 
 
