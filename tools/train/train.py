@@ -221,6 +221,9 @@ def main():
     ap.add_argument("--warmup", type=int, default=800)
     ap.add_argument("--desc-weight", type=int, default=2)
     ap.add_argument("--minutes", type=float, default=90.0, help="stop after this much training")
+    ap.add_argument("--until-step", type=int, default=0,
+                    help="stop at this step (0: no limit); a recipe that names steps reproduces "
+                         "the same training on any machine, minutes do not")
     ap.add_argument("--save-every", type=float, default=8.0, help="minutes between checkpoints")
     ap.add_argument("--eval-every", type=int, default=3, help="checkpoints between dev chrF")
     ap.add_argument("--threads", type=int, default=2)
@@ -249,6 +252,9 @@ def main():
         step, epoch, pos = state["step"], state["epoch"], state["pos"]
         elapsed = state.get("elapsed", 0.0)
         log(args.work, f"resumed from {ck}: step {step}, epoch {epoch}, batch {pos}")
+    if 0 < args.until_step <= step:
+        log(args.work, f"already at step {step} (--until-step {args.until_step}): nothing to do")
+        return
 
     t_start, t_save, saves = time.time(), time.time(), 0
     tok_window, t_window, loss_window = 0, time.time(), []
@@ -279,7 +285,8 @@ def main():
                                f"loss {np.mean(loss_window):.3f} lr {lr_at(step, args.lr, args.warmup):.2e} "
                                f"{tok_window / (now - t_window):.0f} tgt tok/s")
                 tok_window, t_window, loss_window = 0, now, []
-            done = (time.time() - t_start) / 60 >= args.minutes
+            done = ((time.time() - t_start) / 60 >= args.minutes
+                    or 0 < args.until_step <= step)
             if (time.time() - t_save) / 60 >= args.save_every or done:
                 save(args.work, step, model, opt, epoch, pos, 0)
                 saves += 1
@@ -289,7 +296,8 @@ def main():
                 log(args.work, msg)
                 t_save = time.time()
             if done:
-                log(args.work, f"finished after {args.minutes} minutes at step {step}")
+                log(args.work, f"finished after {(time.time() - t_start) / 60:.1f} minutes "
+                               f"at step {step}")
                 return
         epoch += 1
         pos = 0
