@@ -7,21 +7,32 @@
 //
 // A side longer than --max-length tokens is truncated to fit, with a warning (a pair cannot be
 // split: its two sides must stay aligned), or is an error with --long-lines fail.
+//
+// Pairs are read in windows that grow from one batch to --maxi-batch pairs, counted from the
+// input's first line (pipeline/windows.h), so that a run resumed with --resume (a journal as
+// translate's, app/resume.h) forms the same batches and writes the same bytes as one whole run.
+#include <sys/stat.h>
+
 #include <csignal>
+#include <cstdio>
+#include <memory>
 #include <optional>
 
 #include "commands.h"
 #include "interrupt.h"
 #include "io.h"
 #include "options.h"
+#include "resume.h"
 #include "shard_output.h"
 #include "s2s/core/log.h"
 #include "s2s/core/threads.h"
 #include "s2s/formats/detect.h"
+#include "s2s/pipeline/journal.h"
 #include "s2s/pipeline/long_lines.h"
 #include "s2s/pipeline/pair_reader.h"
 #include "s2s/pipeline/score_output.h"
 #include "s2s/pipeline/settings.h"
+#include "s2s/pipeline/windows.h"
 
 namespace s2s::app {
 namespace {
@@ -33,9 +44,8 @@ struct ScoreArgs {
   std::string config;
   OptionFlags flags;
   std::string shard;  // --shard K/N, or ""
+  bool resume = false;
 };
-
-constexpr std::size_t kWindow = 4096;  // most pairs scored per Scorer call
 
 // Every combination works or is refused here, before the model loads; never silently ignored.
 void check_combinations(const ScoreArgs& args, const pipeline::ScoreSettings& s) {
@@ -68,6 +78,9 @@ void check_combinations(const ScoreArgs& args, const pipeline::ScoreSettings& s)
   if (!args.shard.empty() && !s.summary.empty())
     throw UsageError("--summary prints one corpus figure: the shards' figures would not add up "
                      "to it (score the shards without --summary)");
+  if (args.resume && !s.summary.empty())
+    throw UsageError("--summary prints one corpus figure at the end: a resumed run cannot "
+                     "continue it (score with --resume without --summary)");
 }
 
 // The file --shard cuts: the n-best list, the source file, or the tab-separated input.
@@ -75,16 +88,61 @@ const std::string& sharded_file(const ScoreArgs& args) {
   return !args.nbest.empty() ? args.nbest : !args.source.empty() ? args.source : args.input;
 }
 
+// --resume: the input read again (a regular file: the tab-separated pairs, the n-best list or the
+// source file) and an output file to continue. UsageError otherwise.
+void check_resumable(const ScoreArgs& args, const std::string& output_path) {
+  const std::string& input = sharded_file(args);
+  const char* flag = !args.nbest.empty() ? "--n-best FILE" : !args.source.empty() ? "--source FILE"
+                                                                                  : "-i FILE";
+  if (input == "-" || input.empty())
+    throw UsageError(std::string("--resume needs the input as a file (") + flag +
+                     "): standard input cannot be read again");
+  struct stat st {};
+  if (::stat(input.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    throw UsageError("--resume needs the input as a regular file: " + input +
+                     " (a pipe or terminal cannot be read again)");
+  if (output_path == "-") throw UsageError("--resume needs an output file (-o FILE) to continue");
+}
+
+// What a fresh journal of this run says (as translate's): the paths, the fingerprints of the
+// first file's range, of the other input file and of the model, the options that change scores.
+pipeline::Journal journal_of_run(const ScoreArgs& args, const std::string& output_path,
+                                 const pipeline::ShardRange& range,
+                                 const std::string& model_folder,
+                                 const pipeline::ScoreSettings& settings) {
+  pipeline::Journal journal;
+  journal.command = "score";
+  journal.input = sharded_file(args);
+  journal.output = output_path;
+  const File input(journal.input, false);
+  const pipeline::RangeScan scan =
+      pipeline::scan_range(input.fd(), range.begin, range.end, journal.input);
+  journal.input_fingerprint = scan.fingerprint;
+  journal.lines_total = scan.lines;
+  journal.model_fingerprint = pipeline::path_fingerprint(model_folder);
+  journal.options = pipeline::result_options(settings);
+  if (!args.nbest.empty())  // the list's sentence numbers point into the source file
+    journal.options["n-best sources file"] = pipeline::path_fingerprint(args.source);
+  else if (!args.source.empty())
+    journal.options["target file"] = pipeline::path_fingerprint(args.target);
+  journal.range_begin = range.begin;
+  journal.range_end = range.end;
+  journal.first_line = range.first_line;
+  return journal;
+}
+
 pipeline::PairReader open_pairs(const ScoreArgs& args, const pipeline::ScoreSettings& s,
                                 const File& input, const std::atomic<bool>* stop,
-                                const pipeline::Shard* shard) {
+                                const pipeline::Shard* shard,
+                                const pipeline::WindowSchedule& windows) {
   const std::string name = args.input == "-" ? "standard input" : args.input;
   if (!args.nbest.empty())
     return pipeline::PairReader::nbest(input.fd(), args.nbest, args.source, s.skip_bad, stop,
-                                       shard);
+                                       shard, &windows);
   if (!args.source.empty())
-    return pipeline::PairReader::parallel(args.source, args.target, stop, shard);
-  return pipeline::PairReader::tab_separated(input.fd(), name, s.skip_bad, stop, shard);
+    return pipeline::PairReader::parallel(args.source, args.target, stop, shard, &windows);
+  return pipeline::PairReader::tab_separated(input.fd(), name, s.skip_bad, stop, shard,
+                                             &windows);
 }
 
 // A side of a pair over the token limit: truncated to fit with a warning (--long-lines split or
@@ -112,16 +170,44 @@ void run_score(const ScoreArgs& args, const Context& context) {
   check_combinations(args, s);
   const std::optional<pipeline::Shard> shard = given_shard(
       args.shard, sharded_file(args), args.source.empty() ? "-i FILE" : "--source FILE");
+  const std::string output_path =
+      shard ? shard_output(args.output, sharded_file(args), *shard) : args.output;
+  if (args.resume) check_resumable(args, output_path);
   if (s.quiet) log::set_level(log::Level::quiet);
   set_num_threads(static_cast<int>(s.threads));
   const std::atomic<bool>& stop = stop_gracefully();  // stops between batches
   const File input(args.nbest.empty() ? args.input : args.nbest, false);
-  pipeline::PairReader reader = open_pairs(args, s, input, &stop, shard ? &*shard : nullptr);
-  const auto model = formats::load_model(model_path(args.model, context),
-                                         formats::SpmPaths{s.source_spm, s.target_spm}, s.precision);
+  // Windows grow from one batch to --maxi-batch pairs, counted from the input's first line: the
+  // first scores come out after one batch, a stop loses at most the window in progress, and
+  // shards and resumed runs batch as one whole run.
+  const pipeline::WindowSchedule windows(static_cast<std::size_t>(s.score.batch_size),
+                                         static_cast<std::size_t>(s.maxi_batch));
+  // A resumed run reads a byte range of the input: the shard's, or the whole file's.
+  const pipeline::Shard whole;
+  const pipeline::Shard* cut = shard ? &*shard : args.resume ? &whole : nullptr;
+  pipeline::PairReader reader = open_pairs(args, s, input, &stop, cut, windows);
+  const std::string model_folder = model_path(args.model, context);
+  const auto model = formats::load_model(
+      model_folder, formats::SpmPaths{s.source_spm, s.target_spm}, s.precision);
   const pipeline::Scorer scorer(model, s.score);
-  const File output(shard ? shard_output(args.output, sharded_file(args), *shard) : args.output,
-                    true);
+  std::unique_ptr<ResumableOutput> resumable;
+  std::optional<File> output;
+  if (args.resume) {
+    resumable = std::make_unique<ResumableOutput>(
+        output_path, journal_of_run(args, output_path, reader.range(), model_folder, s));
+    const pipeline::Journal& start = resumable->journal();
+    if (start.complete) {
+      resume_notice("--resume: " + output_path + " is complete (" +
+                    std::to_string(start.lines_done) + " lines): nothing to do");
+      return;
+    }
+    reader.skip_done(start.lines_done, start.input_offset);
+  } else {
+    output.emplace(output_path, true);
+    // A journal left by an earlier --resume run no longer describes the output just truncated.
+    if (output_path != "-") std::remove(pipeline::journal_path(output_path).c_str());
+  }
+  const int output_fd = resumable ? resumable->fd() : output->fd();
   pipeline::ScoreFormatter formatter(
       model->codec(), {s.format, s.word_scores, !args.nbest.empty(), s.n_best_feature, s.summary,
                        s.score.alignment});
@@ -137,12 +223,14 @@ void run_score(const ScoreArgs& args, const Context& context) {
   };
   std::vector<pipeline::PairEntry> entries;
   std::vector<std::pair<std::string, std::string>> pairs;
-  std::size_t done = 0;
-  // Windows grow from one batch to kWindow pairs: the first scores come out after one batch,
-  // and a stop loses at most the window in progress.
-  std::size_t window = static_cast<std::size_t>(std::max<dim_t>(s.score.batch_size, 1));
-  while (reader.next(entries, window)) {
-    window = std::min(window * 2, kWindow);
+  // Where this run starts in the output (earlier runs' lines and bytes, with --resume).
+  const std::size_t lines_start = resumable ? resumable->journal().lines_done : 0;
+  const std::uint64_t bytes_start = resumable ? resumable->journal().output_bytes : 0;
+  std::size_t line = reader.range().lines_before() + lines_start;  // of the whole input, read
+  std::size_t done = 0;     // pairs written by this run
+  std::uint64_t bytes = 0;  // bytes written by this run
+  while (reader.next(entries, windows.end_after(line) - line)) {
+    line += entries.size();
     pairs.clear();
     for (pipeline::PairEntry& e : entries) {
       if (e.skipped) continue;
@@ -161,14 +249,28 @@ void run_score(const ScoreArgs& args, const Context& context) {
     }
     std::string out;
     formatter.append(entries, scores, out);
-    if (!write_all(output.fd(), out)) return;  // reader gone: stop quietly
+    if (!write_all(output_fd, out)) return;  // reader gone: stop quietly
     done += entries.size();
+    bytes += out.size();
+    if (resumable && windows.is_boundary(line))  // a resume point: the same windows follow
+      resumable->reached_boundary(lines_start + done, reader.offset(), bytes_start + bytes);
+    else if (resumable)
+      resumable->written(lines_start + done);
     progress.update(done, false);
     if (stop.load()) break;
   }
   progress.update(done, true);
-  if (stopped_by_signal()) throw Interrupted(done);
-  write_all(output.fd(), formatter.finish());
+  if (stop.load()) {
+    if (resumable) resumable->finish();  // resumable from its last window boundary
+    // The output holds the earlier runs' lines too: the message counts the file's lines.
+    if (stopped_by_signal()) throw Interrupted(lines_start + done, "scored");
+    return;
+  }
+  const std::string last = formatter.finish();  // the --summary record, if any
+  if (!write_all(output_fd, last)) return;
+  if (resumable)
+    resumable->finish_complete(lines_start + done, reader.range().end,
+                               bytes_start + bytes + last.size());
 }
 
 }  // namespace
@@ -199,6 +301,10 @@ void set_score_command(CLI::App& app, const Context& context) {
                   "[default: -]")
       ->type_name("FILE");
   add_shard_flag(*cmd, args->shard);
+  cmd->add_flag("--resume", args->resume,
+                "Keep a journal next to the output (OUT.s2s-journal) and continue an interrupted "
+                "run where it stopped: same command line plus --resume; refused when the inputs, "
+                "model or options changed; a complete output is left as it is");
   cmd->add_option("--n-best", args->nbest,
                   "Rescore a Marian/Moses n-best list (needs --source); adds a feature to each line "
                   "[default: none]");

@@ -86,13 +86,13 @@ void request_stop() { g_stop.store(true); }
 
 bool stopped_by_signal() { return g_signal.load() != 0; }
 
-std::string interrupted_message(std::size_t lines_written) {
+std::string interrupted_message(std::size_t lines_written, const char* rest) {
   return "interrupted: the first " + std::to_string(lines_written) + " line" +
-         (lines_written == 1 ? "" : "s") + " written, the rest not translated";
+         (lines_written == 1 ? "" : "s") + " written, the rest not " + rest;
 }
 
-Interrupted::Interrupted(std::size_t lines_written)
-    : std::runtime_error(interrupted_message(lines_written)) {}
+Interrupted::Interrupted(std::size_t lines_written, const char* rest)
+    : std::runtime_error(interrupted_message(lines_written, rest)) {}
 
 int Interrupted::exit_code() const {
   const int signal = g_signal.load();

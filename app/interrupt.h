@@ -41,11 +41,12 @@ bool stopped_by_signal();
 // Thrown once the output is written, for main() to report and exit with 128 + the signal.
 class Interrupted : public std::runtime_error {
  public:
-  explicit Interrupted(std::size_t lines_written);
+  // `rest`: what was not done to the other lines ("translated", "scored").
+  explicit Interrupted(std::size_t lines_written, const char* rest = "translated");
   int exit_code() const;
 };
 
-// "interrupted: the first N lines written, the rest not translated"
-std::string interrupted_message(std::size_t lines_written);
+// "interrupted: the first N lines written, the rest not translated" (or not `rest`)
+std::string interrupted_message(std::size_t lines_written, const char* rest = "translated");
 
 }  // namespace s2s::app

@@ -1,7 +1,8 @@
 #!/bin/bash
 # resume_loop.sh S2S MODEL RUNS [MAX_DELAY_S] [FLAGS...]: `s2s translate --resume` killed RUNS
 # times at random moments, each time resumed by the same command, must end with output
-# byte-identical to an uninterrupted run (issue 20 part 2). Every 4th stop is a SIGTERM (as
+# byte-identical to an uninterrupted run (issue 20 part 2). RESUME_COMMAND=score (environment)
+# does the same for `s2s score --resume` on tab-separated pairs made of the same lines. Every 4th stop is a SIGTERM (as
 # Slurm's time limit sends; s2s stops within a decoder step and commits), the others kill -9
 # (nothing runs after it: only what the journal committed survives). After each stop it checks
 # that the journal's lines_done never goes back and that the output holds at least the bytes the
@@ -18,7 +19,12 @@ MODEL=$2
 RUNS=$3
 MAX_DELAY=${4:-2}
 shift 4 2> /dev/null || shift $#
-FLAGS=(--format nbest --max-length 40 "$@")
+COMMAND=${RESUME_COMMAND:-translate}
+if [ "$COMMAND" = score ]; then
+  FLAGS=(--word-scores --max-length 40 "$@")
+else
+  FLAGS=(--format nbest --max-length 40 "$@")
+fi
 WORK=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$WORK"' EXIT
 
@@ -34,11 +40,16 @@ for ((i = 0; i < ${RESUME_LINES:-3000}; i++)); do
   echo "${line^}."
 done > "$WORK/in.txt"
 printf 'the last line has no newline' >> "$WORK/in.txt"
+if [ "$COMMAND" = score ]; then  # each line paired with itself read backwards
+  LC_ALL=C rev "$WORK/in.txt" | paste "$WORK/in.txt" - > "$WORK/pairs.txt"
+  printf 'the last pair\thas no newline' >> "$WORK/pairs.txt"
+  mv "$WORK/pairs.txt" "$WORK/in.txt"
+fi
 
 fail() { echo "FAIL: $1"; exit 1; }
 journal_field() { sed -n "s/.*\"$2\":\([0-9a-z]*\).*/\1/p" "$1"; }
 
-# stop_and_resume OUT ARGS...: RUNS_HERE stops of `s2s translate ARGS --resume`, then one run to
+# stop_and_resume OUT ARGS...: RUNS_HERE stops of `s2s COMMAND ARGS --resume`, then one run to
 # the end; OUT is the output file the run writes.
 stop_and_resume() {
   local out=$1 runs=$2
@@ -48,7 +59,7 @@ stop_and_resume() {
     local delay signal
     delay=$(awk -v r="$RANDOM" -v m="$MAX_DELAY" 'BEGIN { printf "%.3f", 0.1 + r / 32767 * m }')
     if ((run % 4 == 0)); then signal=TERM; else signal=KILL; fi
-    "$S2S" translate -m "$MODEL" "${FLAGS[@]}" "$@" --resume 2>> "$WORK/err.txt" &
+    "$S2S" "$COMMAND" -m "$MODEL" "${FLAGS[@]}" "$@" --resume 2>> "$WORK/err.txt" &
     local pid=$!
     sleep "$delay"
     kill -s "$signal" "$pid" 2> /dev/null
@@ -77,13 +88,13 @@ stop_and_resume() {
     ((code == 0)) && break  # finished before the signal
     stops=$((stops + 1))
   done
-  "$S2S" translate -m "$MODEL" "${FLAGS[@]}" "$@" --resume 2>> "$WORK/err.txt" ||
+  "$S2S" "$COMMAND" -m "$MODEL" "${FLAGS[@]}" "$@" --resume 2>> "$WORK/err.txt" ||
     fail "the last resumed run failed: $(tail -3 "$WORK/err.txt")"
   [ "$(journal_field "$out.s2s-journal" complete)" = true ] || fail "the journal is not complete"
   echo "$stops stops, $progressed of them after progress, then resumed to the end"
 }
 
-"$S2S" translate -m "$MODEL" "${FLAGS[@]}" -i "$WORK/in.txt" -o "$WORK/reference.txt" \
+"$S2S" "$COMMAND" -m "$MODEL" "${FLAGS[@]}" -i "$WORK/in.txt" -o "$WORK/reference.txt" \
   2> "$WORK/reference.err" || fail "the uninterrupted run failed: $(cat "$WORK/reference.err")"
 
 stop_and_resume "$WORK/out.txt" "$RUNS" -i "$WORK/in.txt" -o "$WORK/out.txt"
@@ -92,14 +103,14 @@ echo "whole file: byte-identical ($(wc -l < "$WORK/out.txt") lines)"
 
 # Resuming a complete output changes nothing and says so.
 before=$(md5sum < "$WORK/out.txt")
-"$S2S" translate -m "$MODEL" "${FLAGS[@]}" -i "$WORK/in.txt" -o "$WORK/out.txt" --resume \
+"$S2S" "$COMMAND" -m "$MODEL" "${FLAGS[@]}" -i "$WORK/in.txt" -o "$WORK/out.txt" --resume \
   2> "$WORK/again.err" || fail "resuming a complete output failed"
 grep -q "is complete" "$WORK/again.err" || fail "no 'is complete' message: $(cat "$WORK/again.err")"
 [ "$(md5sum < "$WORK/out.txt")" = "$before" ] || fail "resuming a complete output changed it"
 
 mkdir "$WORK/shards"
 for k in 0 2; do
-  "$S2S" translate -m "$MODEL" "${FLAGS[@]}" -i "$WORK/in.txt" -o "$WORK/shards/" --shard $k/3 \
+  "$S2S" "$COMMAND" -m "$MODEL" "${FLAGS[@]}" -i "$WORK/in.txt" -o "$WORK/shards/" --shard $k/3 \
     2>> "$WORK/err.txt" || fail "shard $k failed"
 done
 stop_and_resume "$WORK/shards/in.txt.00001-of-00003" $((RUNS / 3)) \

@@ -83,27 +83,44 @@ PairReader::PairReader(Kind kind, std::string name, bool skip_bad)
 PairReader::PairReader(PairReader&&) noexcept = default;
 PairReader::~PairReader() = default;
 
-ShardRange PairReader::open_first(int fd, const Shard* shard, const std::atomic<bool>* stop) {
-  ShardRange range;
+ShardRange PairReader::open_first(int fd, const Shard* shard, const WindowSchedule* windows,
+                                  const std::atomic<bool>* stop) {
   std::uint64_t limit = LineReader::kNoLimit;
   if (shard != nullptr) {
-    range = seek_to_shard(fd, *shard, name_);
-    limit = range.end - range.begin;
-    line_ = range.lines_before();
+    range_ = seek_to_shard(fd, *shard, name_, windows);
+    limit = range_.end - range_.begin;
+    line_ = range_.lines_before();
   }
+  first_fd_ = fd;
+  stop_ = stop;
+  first_start_ = offset_ = range_.begin;
   first_ = std::make_unique<LineReader>(fd, stop, limit);
-  return range;
+  return range_;
+}
+
+void PairReader::skip_done(std::size_t lines, std::uint64_t offset) {
+  if (::lseek(first_fd_, static_cast<off_t>(offset), SEEK_SET) < 0)
+    throw InputError(name_ + ": cannot seek to the resume point: " + std::strerror(errno));
+  first_ = std::make_unique<LineReader>(first_fd_, stop_, range_.end - offset);
+  first_start_ = offset_ = offset;
+  line_ = range_.lines_before() + lines;
+  if (kind_ != Kind::parallel) return;
+  if (!seek_to_line(target_fd_, line_ + 1, target_name_))
+    throw InputError(target_name_ + " has fewer lines than " + name_ + " (it changed?)");
+  second_ = std::make_unique<LineReader>(target_fd_, stop_);
 }
 
 PairReader PairReader::tab_separated(int fd, std::string name, bool skip_bad,
-                                     const std::atomic<bool>* stop, const Shard* shard) {
+                                     const std::atomic<bool>* stop, const Shard* shard,
+                                     const WindowSchedule* windows) {
   PairReader reader(Kind::tab_separated, std::move(name), skip_bad);
-  reader.open_first(fd, shard, stop);
+  reader.open_first(fd, shard, windows, stop);
   return reader;
 }
 
 PairReader PairReader::parallel(const std::string& source_path, const std::string& target_path,
-                                const std::atomic<bool>* stop, const Shard* shard) {
+                                const std::atomic<bool>* stop, const Shard* shard,
+                                const WindowSchedule* windows) {
   PairReader reader(Kind::parallel, source_path, false);
   const int source = reader.files_->open(source_path);
   const int target = reader.files_->open(target_path);
@@ -113,7 +130,7 @@ PairReader PairReader::parallel(const std::string& source_path, const std::strin
       throw InputError(source_path + " has " + std::to_string(s) + " lines but " + target_path +
                        " has " + std::to_string(t));
   }
-  const ShardRange range = reader.open_first(source, shard, stop);
+  const ShardRange range = reader.open_first(source, shard, windows, stop);
   if (shard != nullptr) {  // the target file's lines of the same numbers
     const std::size_t lines =
         count_lines(source, source_path, range.begin, range.end - range.begin);
@@ -133,12 +150,15 @@ PairReader PairReader::parallel(const std::string& source_path, const std::strin
       throw InputError(target_path + " has more lines than " + source_path + " (" +
                        std::to_string(range.lines_before() + lines) + ")");
   }
+  reader.target_fd_ = target;
+  reader.target_name_ = target_path;
   reader.second_ = std::make_unique<LineReader>(target, stop);
   return reader;
 }
 
 PairReader PairReader::nbest(int fd, std::string name, const std::string& sources_path,
-                             bool skip_bad, const std::atomic<bool>* stop, const Shard* shard) {
+                             bool skip_bad, const std::atomic<bool>* stop, const Shard* shard,
+                             const WindowSchedule* windows) {
   PairReader reader(Kind::nbest, std::move(name), skip_bad);
   reader.sources_name_ = sources_path;
   LineReader sources(reader.files_->open(sources_path), stop);
@@ -150,13 +170,14 @@ PairReader PairReader::nbest(int fd, std::string name, const std::string& source
       text::clean_text(line, cleaned);
       reader.sources_.push_back(std::move(cleaned));
     }
-  reader.open_first(fd, shard, stop);
+  reader.open_first(fd, shard, windows, stop);
   return reader;
 }
 
 bool PairReader::next(std::vector<PairEntry>& entries, std::size_t window) {
   entries.clear();
   if (!first_->next_window(lines_, window)) return false;
+  offset_ = first_start_ + first_->line_ends().back();
   if (kind_ == Kind::parallel) {
     target_lines_.clear();
     std::vector<std::string> more;

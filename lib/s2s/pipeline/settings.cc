@@ -204,6 +204,9 @@ const OptionSpec<Settings> kRows[] = {
     {"max-length", "", nullptr, false, Bound::at_least_one, nullptr, S2S_FIELD(max_length),
      "Most tokens of a source or target (</s> included); longer sides are handled as "
      "--long-lines says"},
+    {"maxi-batch", "", nullptr, false, Bound::at_least_one, nullptr, S2S_FIELD(maxi_batch),
+     "Pairs read at a time (and sorted by target length); the first windows are smaller, so "
+     "that the first scores come out after one batch"},
     {"long-lines", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(long_lines),
      "A side over --max-length: split or truncate (both truncate it, with a warning: a pair "
      "cannot be split) or fail"},
@@ -464,14 +467,25 @@ void set_key(const std::string& key, const std::string& value, S& settings) {
 
 }  // namespace
 
-std::map<std::string, std::string> result_options(const TranslateSettings& settings) {
-  static const std::set<std::string> kNoEffect = {"threads", "workers", "quiet", "dedup",
-                                                  "dedup-memory"};
-  TranslateSettings copy = settings;  // show() reads through the table's non-const accessors
-  std::map<std::string, std::string> out;
-  for (const OptionSpec<TranslateSettings>& spec : Table<TranslateSettings>::rows)
-    if (kNoEffect.count(spec.key) == 0) out[spec.key] = show(spec, copy);
+namespace {
+
+// The table's rows but those in `no_effect`, key -> value as text.
+template <typename S>
+std::map<std::string, std::string> options_but(S settings, const std::set<std::string>& no_effect) {
+  std::map<std::string, std::string> out;  // `settings` is a copy: show() reads through the
+  for (const OptionSpec<S>& spec : Table<S>::rows)  // table's non-const accessors
+    if (no_effect.count(spec.key) == 0) out[spec.key] = show(spec, settings);
   return out;
+}
+
+}  // namespace
+
+std::map<std::string, std::string> result_options(const TranslateSettings& settings) {
+  return options_but(settings, {"threads", "workers", "quiet", "dedup", "dedup-memory"});
+}
+
+std::map<std::string, std::string> result_options(const ScoreSettings& settings) {
+  return options_but(settings, {"threads", "quiet"});
 }
 
 std::size_t option_count(Command command) {

@@ -41,6 +41,7 @@ struct TranslateSettings {
 struct ScoreSettings {
   ScoreOptions score;          // normalize and batch sizes, for the Scorer
   dim_t max_length = 1000;     // most tokens of a side (marian-scorer's default)
+  dim_t maxi_batch = 4096;     // pairs read per window (sorted by length, batched)
   LongLines long_lines = LongLines::split;  // split and truncate both truncate a side
   dim_t threads = 0;
   ops::Precision precision = ops::Precision::f32;
@@ -89,9 +90,11 @@ inline TargetText target_text(const TranslateSettings& settings) {
 ParallelOptions parallel_options(const TranslateSettings& settings);
 
 // Every option that can change what a run writes, key -> value as text (the table's rows but
-// threads, workers, quiet, dedup, dedup-memory): what a resumed run must share with the run it
-// continues (journal.h). File names are values here; the caller adds the files' fingerprints.
+// threads, workers, quiet, dedup, dedup-memory; score's but threads, quiet): what a resumed run
+// must share with the run it continues (journal.h). File names are values here; the caller adds
+// the files' fingerprints.
 std::map<std::string, std::string> result_options(const TranslateSettings& settings);
+std::map<std::string, std::string> result_options(const ScoreSettings& settings);
 
 std::size_t option_count(Command command);
 OptionRow option_row(Command command, std::size_t row);
