@@ -92,8 +92,9 @@ const std::string& sharded_file(const ScoreArgs& args) {
 // source file) and an output file to continue. UsageError otherwise.
 void check_resumable(const ScoreArgs& args, const std::string& output_path) {
   const std::string& input = sharded_file(args);
-  const char* flag = !args.nbest.empty() ? "--n-best FILE" : !args.source.empty() ? "--source FILE"
-                                                                                  : "-i FILE";
+  const char* flag = !args.nbest.empty()    ? "--n-best FILE"
+                     : !args.source.empty() ? "--source FILE"
+                                            : "-i FILE";
   if (input == "-" || input.empty())
     throw UsageError(std::string("--resume needs the input as a file (") + flag +
                      "): standard input cannot be read again");

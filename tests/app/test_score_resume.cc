@@ -40,16 +40,19 @@ TEST_CASE("score --resume refuses what it cannot continue, in one line", "[cli]"
   const std::string out = (dir.dir / "scores.txt").string();
   const std::string files = " --source " + quoted(source) + " --target " + quoted(target);
 
-  const auto from_stdin = test::run_s2s("score --resume " + kModel + " -o " + quoted(out), "a\tb\n");
+  const auto from_stdin =
+      test::run_s2s("score --resume " + kModel + " -o " + quoted(out), "a\tb\n");
   CHECK(from_stdin.exit_code == 2);
   CHECK(from_stdin.err.find("--resume needs the input as a file (-i FILE)") != std::string::npos);
-  const auto from_pipe = test::run_s2s("score --resume " + kModel + " -i /dev/null -o " + quoted(out));
+  const auto from_pipe =
+      test::run_s2s("score --resume " + kModel + " -i /dev/null -o " + quoted(out));
   CHECK(from_pipe.exit_code == 2);
   CHECK(from_pipe.err.find("needs the input as a regular file") != std::string::npos);
   const auto to_stdout = test::run_s2s("score --resume " + kModel + files);
   CHECK(to_stdout.exit_code == 2);
   CHECK(to_stdout.err.find("--resume needs an output file") != std::string::npos);
-  const auto summary = test::run_s2s("score --resume --summary " + kModel + files + " -o " + quoted(out));
+  const auto summary =
+      test::run_s2s("score --resume --summary " + kModel + files + " -o " + quoted(out));
   CHECK(summary.exit_code == 2);
   CHECK(summary.err.find("--summary prints one corpus figure at the end") != std::string::npos);
 
@@ -66,8 +69,8 @@ TEST_CASE("score --resume refuses what it cannot continue, in one line", "[cli]"
   const auto other_option = test::run_s2s(base + " --normalize 1");
   CHECK(other_option.exit_code == 2);
   CHECK(other_option.err.find("normalize 0 -> 1") != std::string::npos);
-  const auto translate_journal =
-      test::run_s2s("translate --resume " + kModel + " -i " + quoted(source) + " -o " + quoted(out));
+  const auto translate_journal = test::run_s2s("translate --resume " + kModel + " -i " +
+                                               quoted(source) + " -o " + quoted(out));
   CHECK(translate_journal.exit_code == 2);
   CHECK(translate_journal.err.find("written by s2s score, not translate") != std::string::npos);
 }
@@ -121,7 +124,8 @@ TEST_CASE("score --resume continues each kind of input from the journal's window
       const auto resumed = test::run_s2s(base);
       INFO(resumed.err);
       CHECK(resumed.exit_code == 0);
-      CHECK(resumed.err.find("continuing after line 10 (10 of 30 lines done)") != std::string::npos);
+      CHECK(resumed.err.find("continuing after line 10 (10 of 30 lines done)") !=
+            std::string::npos);
       CHECK(test::read_file(out) == plain.out);
       const auto done = test::run_s2s(base);
       CHECK(done.err.find("is complete (30 lines): nothing to do") != std::string::npos);

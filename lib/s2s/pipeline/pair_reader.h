@@ -12,8 +12,9 @@
 // Given a shard (shard.h), a reader reads only that shard of its input (tab-separated lines, the
 // n-best list, or the source file, with the same lines of the target file); its line numbers are
 // those of the whole input. With the run's window schedule (windows.h) the shard's cuts move to
-// window boundaries, so that the shards batch their pairs as one whole run does. A resumed run (`s2s score --resume`) continues a reader from a line
-// and its byte offset in the first file (skip_done).
+// window boundaries, so that the shards batch their pairs as one whole run does. A resumed run
+// (`s2s score --resume`) continues a reader from a line and its byte offset in the first file
+// (skip_done).
 #pragma once
 
 #include <atomic>
