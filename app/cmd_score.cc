@@ -11,8 +11,6 @@
 // Pairs are read in windows that grow from one batch to --maxi-batch pairs, counted from the
 // input's first line (pipeline/windows.h), so that a run resumed with --resume (a journal as
 // translate's, app/resume.h) forms the same batches and writes the same bytes as one whole run.
-#include <sys/stat.h>
-
 #include <csignal>
 #include <cstdio>
 #include <memory>
@@ -88,47 +86,25 @@ const std::string& sharded_file(const ScoreArgs& args) {
   return !args.nbest.empty() ? args.nbest : !args.source.empty() ? args.source : args.input;
 }
 
-// --resume: the input read again (a regular file: the tab-separated pairs, the n-best list or the
-// source file) and an output file to continue. UsageError otherwise.
-void check_resumable(const ScoreArgs& args, const std::string& output_path) {
-  const std::string& input = sharded_file(args);
-  const char* flag = !args.nbest.empty()    ? "--n-best FILE"
-                     : !args.source.empty() ? "--source FILE"
-                                            : "-i FILE";
-  if (input == "-" || input.empty())
-    throw UsageError(std::string("--resume needs the input as a file (") + flag +
-                     "): standard input cannot be read again");
-  struct stat st {};
-  if (::stat(input.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
-    throw UsageError("--resume needs the input as a regular file: " + input +
-                     " (a pipe or terminal cannot be read again)");
-  if (output_path == "-") throw UsageError("--resume needs an output file (-o FILE) to continue");
+// How the file --shard and --resume read is given, for messages.
+const char* sharded_flag(const ScoreArgs& args) {
+  return !args.nbest.empty() ? "--n-best FILE" : !args.source.empty() ? "--source FILE" : "-i FILE";
 }
 
-// What a fresh journal of this run says (as translate's): the paths, the fingerprints of the
-// first file's range, of the other input file and of the model, the options that change scores.
+// What a fresh journal of this run says: app/resume.h's fields for the first file's range, plus
+// the options that change scores and the fingerprint of the other input file.
 pipeline::Journal journal_of_run(const ScoreArgs& args, const std::string& output_path,
                                  const pipeline::ShardRange& range,
                                  const std::string& model_folder,
                                  const pipeline::ScoreSettings& settings) {
-  pipeline::Journal journal;
-  journal.command = "score";
-  journal.input = sharded_file(args);
-  journal.output = output_path;
-  const File input(journal.input, false);
-  const pipeline::RangeScan scan =
-      pipeline::scan_range(input.fd(), range.begin, range.end, journal.input);
-  journal.input_fingerprint = scan.fingerprint;
-  journal.lines_total = scan.lines;
-  journal.model_fingerprint = pipeline::path_fingerprint(model_folder);
+  const File input(sharded_file(args), false);
+  pipeline::Journal journal =
+      fresh_journal("score", sharded_file(args), input.fd(), output_path, range, model_folder);
   journal.options = pipeline::result_options(settings);
   if (!args.nbest.empty())  // the list's sentence numbers point into the source file
     journal.options["n-best sources file"] = pipeline::path_fingerprint(args.source);
   else if (!args.source.empty())
     journal.options["target file"] = pipeline::path_fingerprint(args.target);
-  journal.range_begin = range.begin;
-  journal.range_end = range.end;
-  journal.first_line = range.first_line;
   return journal;
 }
 
@@ -169,11 +145,11 @@ void run_score(const ScoreArgs& args, const Context& context) {
   if (!config.empty()) pipeline::read_yaml_options(config, s);
   apply_flags(args.flags, s);
   check_combinations(args, s);
-  const std::optional<pipeline::Shard> shard = given_shard(
-      args.shard, sharded_file(args), args.source.empty() ? "-i FILE" : "--source FILE");
+  const std::optional<pipeline::Shard> shard =
+      given_shard(args.shard, sharded_file(args), sharded_flag(args));
   const std::string output_path =
       shard ? shard_output(args.output, sharded_file(args), *shard) : args.output;
-  if (args.resume) check_resumable(args, output_path);
+  if (args.resume) check_resumable(sharded_file(args), sharded_flag(args), output_path);
   if (s.quiet) log::set_level(log::Level::quiet);
   set_num_threads(static_cast<int>(s.threads));
   const std::atomic<bool>& stop = stop_gracefully();  // stops between batches
@@ -196,13 +172,8 @@ void run_score(const ScoreArgs& args, const Context& context) {
   if (args.resume) {
     resumable = std::make_unique<ResumableOutput>(
         output_path, journal_of_run(args, output_path, reader.range(), model_folder, s));
-    const pipeline::Journal& start = resumable->journal();
-    if (start.complete) {
-      resume_notice("--resume: " + output_path + " is complete (" +
-                    std::to_string(start.lines_done) + " lines): nothing to do");
-      return;
-    }
-    reader.skip_done(start.lines_done, start.input_offset);
+    if (resumable->complete()) return;
+    reader.skip_done(resumable->journal().lines_done, resumable->journal().input_offset);
   } else {
     output.emplace(output_path, true);
     // A journal left by an earlier --resume run no longer describes the output just truncated.

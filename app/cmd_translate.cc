@@ -8,7 +8,6 @@
 // truncated) is a warning naming the line, printed as the line is written; the output is always
 // valid UTF-8. Ctrl-C stops within a decoder step (interrupt.h).
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -184,21 +183,14 @@ class InOrderWriter {
   bool closed_ = false;
 };
 
-// What a fresh journal of this run says: the paths, the fingerprints of the input range, the
-// model and the options that change the output (with the files they name), and the range.
+// What a fresh journal of this run says: app/resume.h's fields for the input range, plus the
+// options that change the output (with the files they name).
 pipeline::Journal journal_of_run(const TranslateArgs& args, const std::string& output_path,
                                  int input_fd, const pipeline::ShardRange& range,
                                  const std::string& model_folder,
                                  const pipeline::TranslateSettings& settings) {
-  pipeline::Journal journal;
-  journal.command = "translate";
-  journal.input = args.input;
-  journal.output = output_path;
-  const pipeline::RangeScan scan =
-      pipeline::scan_range(input_fd, range.begin, range.end, args.input);
-  journal.input_fingerprint = scan.fingerprint;
-  journal.lines_total = scan.lines;
-  journal.model_fingerprint = pipeline::path_fingerprint(model_folder);
+  pipeline::Journal journal =
+      fresh_journal("translate", args.input, input_fd, output_path, range, model_folder);
   journal.options = pipeline::result_options(settings);
   if (!settings.translate.glossary_file.empty())
     journal.options["glossary file"] = pipeline::path_fingerprint(settings.translate.glossary_file);
@@ -206,9 +198,6 @@ pipeline::Journal journal_of_run(const TranslateArgs& args, const std::string& o
     journal.options["prefix-file"] = args.prefix_file;
     journal.options["prefix-file file"] = pipeline::path_fingerprint(args.prefix_file);
   }
-  journal.range_begin = range.begin;
-  journal.range_end = range.end;
-  journal.first_line = range.first_line;
   return journal;
 }
 
@@ -253,18 +242,10 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   const std::optional<pipeline::Shard> shard = given_shard(args.shard, args.input, "-i FILE");
   set_num_threads(static_cast<int>(early.threads));
   const pipeline::ParallelOptions parallel = pipeline::parallel_options(early);
-  if (args.resume && (args.input == "-" || args.input.empty()))
-    throw UsageError("--resume needs the input as a file (-i FILE): standard input cannot be "
-                     "read again");
   const std::string output_path =
       shard ? shard_output(args.output, args.input, *shard) : args.output;
-  if (args.resume && output_path == "-")
-    throw UsageError("--resume needs an output file (-o FILE) to continue");
+  if (args.resume) check_resumable(args.input, "-i FILE", output_path);
   const File input(args.input, false);
-  struct stat input_stat {};
-  if (args.resume && (::fstat(input.fd(), &input_stat) != 0 || !S_ISREG(input_stat.st_mode)))
-    throw UsageError("--resume needs the input as a regular file: " + args.input +
-                     " (a pipe or terminal cannot be read again)");
   // A shard: the input's lines from range.first_line, up to range.end (the whole input without).
   pipeline::ShardRange range;
   std::uint64_t input_bytes = pipeline::LineReader::kNoLimit;
@@ -304,12 +285,8 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   if (args.resume) {
     resumable = std::make_unique<ResumableOutput>(
         output_path, journal_of_run(args, output_path, input.fd(), range, model_folder, settings));
+    if (resumable->complete()) return;
     const pipeline::Journal& start = resumable->journal();
-    if (start.complete) {
-      resume_notice("--resume: " + output_path + " is complete (" +
-                    std::to_string(start.lines_done) + " lines): nothing to do");
-      return;
-    }
     lines_before += start.lines_done;
     if (::lseek(input.fd(), static_cast<off_t>(start.input_offset), SEEK_SET) < 0)
       throw InputError(args.input + ": cannot seek to the resume point: " + std::strerror(errno));

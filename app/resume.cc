@@ -26,6 +26,35 @@ void resume_notice(const std::string& message) {
   if (log::level() >= log::Level::warning) log::notice(message);
 }
 
+void check_resumable(const std::string& input, const char* input_flag, const std::string& output) {
+  if (input == "-" || input.empty())
+    throw UsageError(std::string("--resume needs the input as a file (") + input_flag +
+                     "): standard input cannot be read again");
+  struct stat st {};
+  if (::stat(input.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    throw UsageError("--resume needs the input as a regular file: " + input +
+                     " (a pipe or terminal cannot be read again)");
+  if (output == "-") throw UsageError("--resume needs an output file (-o FILE) to continue");
+}
+
+pipeline::Journal fresh_journal(const std::string& command, const std::string& input,
+                                int input_fd, const std::string& output,
+                                const pipeline::ShardRange& range,
+                                const std::string& model_folder) {
+  pipeline::Journal journal;
+  journal.command = command;
+  journal.input = input;
+  journal.output = output;
+  const pipeline::RangeScan scan = pipeline::scan_range(input_fd, range.begin, range.end, input);
+  journal.input_fingerprint = scan.fingerprint;
+  journal.lines_total = scan.lines;
+  journal.model_fingerprint = pipeline::path_fingerprint(model_folder);
+  journal.range_begin = range.begin;
+  journal.range_end = range.end;
+  journal.first_line = range.first_line;
+  return journal;
+}
+
 ResumableOutput::ResumableOutput(const std::string& output, pipeline::Journal now)
     : path_(pipeline::journal_path(output)), journal_(std::move(now)) {
   journal_.lines_done = 0;
@@ -67,7 +96,10 @@ ResumableOutput::ResumableOutput(const std::string& output, pipeline::Journal no
   }
   journal_.run_started = unix_seconds();
   journal_.run_lines_at_start = journal_.lines_written = journal_.lines_done;
-  if (journal_.lines_done > 0 && !journal_.complete)
+  if (journal_.complete)
+    resume_notice("--resume: " + output + " is complete (" + std::to_string(journal_.lines_done) +
+                  " lines): nothing to do");
+  else if (journal_.lines_done > 0)
     resume_notice("--resume: " + output + ": continuing after line " +
                   std::to_string(journal_.first_line - 1 + journal_.lines_done) + " (" +
                   std::to_string(journal_.lines_done) + " of " +

@@ -19,11 +19,25 @@
 #include <string>
 
 #include "s2s/pipeline/journal.h"
+#include "s2s/pipeline/shard.h"
 
 namespace s2s::app {
 
 // A message about resuming ("continuing after line N"): not a warning, shown unless --quiet.
 void resume_notice(const std::string& message);
+
+// UsageError unless a run can be resumed: its input a regular file (`input_flag` says how it is
+// given, e.g. "-i FILE"; standard input, a pipe or a terminal cannot be read again) and its
+// output a file.
+void check_resumable(const std::string& input, const char* input_flag, const std::string& output);
+
+// What every command's fresh journal holds: the command, the paths, the fingerprint and line
+// count of the input's byte range (`input_fd`: the input, read with pread), the model's
+// fingerprint and the range. The caller adds its options.
+pipeline::Journal fresh_journal(const std::string& command, const std::string& input,
+                                int input_fd, const std::string& output,
+                                const pipeline::ShardRange& range,
+                                const std::string& model_folder);
 
 class ResumableOutput {
  public:
@@ -31,7 +45,8 @@ class ResumableOutput {
   // With a journal at journal_path(output), continues it: UsageError saying what differs when
   // the input, model, shard or options changed, InputError when the output is shorter than the
   // journal says. Without one, starts from the range's beginning (a stale output is truncated).
-  // Opens the output either way.
+  // Opens the output either way. Says so (resume_notice) when it continues a run or finds the
+  // output complete.
   ResumableOutput(const std::string& output, pipeline::Journal now);
   ~ResumableOutput();
   ResumableOutput(const ResumableOutput&) = delete;
