@@ -5,8 +5,10 @@
 
 Checkpoints (WORK/ckpt) are not committed, so a fresh machine has only the exported model. This
 writes WORK/spm.model (the model's source.spm: the vocabulary must stay the same) and
-WORK/ckpt/step-STEP.pt holding the model's weights, a fresh Adam state and epoch 0; train.py then
-resumes from it as from its own checkpoint. STEP sets where the learning-rate schedule resumes
+WORK/ckpt/step-STEP.pt holding the model's weights, a fresh Adam state and a place in the data
+(--epoch, --pos: the batch to continue with; train.py's batch order is fixed per epoch, so a
+continuation that names where the exported run stopped sees new data rather than the batches the
+model has just been trained on); train.py then resumes from it as from its own checkpoint. STEP sets where the learning-rate schedule resumes
 (inverse square root after warm-up); the Adam moments start from zero, so the first updates are
 slightly larger than they would have been without the interruption.
 """
@@ -31,6 +33,8 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--step", type=int, required=True)
     ap.add_argument("--lr", type=float, default=1e-3, help="train.py's --lr (Adam's initial lr)")
+    ap.add_argument("--epoch", type=int, default=0, help="the epoch to continue in")
+    ap.add_argument("--pos", type=int, default=0, help="the batch of that epoch to continue with")
     args = ap.parse_args()
 
     ckpt_dir = os.path.join(args.work, "ckpt")
@@ -62,8 +66,9 @@ def main():
     os.makedirs(ckpt_dir, exist_ok=True)
     out = os.path.join(ckpt_dir, f"step-{args.step}.pt")
     torch.save({"step": args.step, "model": model.state_dict(), "opt": opt.state_dict(),
-                "config": model.config(), "epoch": 0, "pos": 0, "seed": 0}, out)
-    print(f"imported {len(params)} tensors from {args.model} -> {out}")
+                "config": model.config(), "epoch": args.epoch, "pos": args.pos, "seed": 0}, out)
+    print(f"imported {len(params)} tensors from {args.model} -> {out} "
+          f"(epoch {args.epoch}, batch {args.pos})")
 
 
 if __name__ == "__main__":
