@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ops_test_util.h"
+#include "s2s/core/threads.h"
 #include "s2s/ops/matmul.h"
 #include "s2s/ops/packed_matmul.h"
 
@@ -76,6 +77,32 @@ TEST_CASE("PackedMatmul can be shared by several threads", "[ops]") {
     ops::ref::matmul(inputs[i], weight, expected, options);
     S2S_CHECK_CLOSE(outputs[i], expected, test::matmul_tolerance(64));
   }
+}
+
+// oneDNN splits a one-row product's sum between threads (packed_matmul_dnnl.cc): PackedMatmul runs
+// those on one thread, so that a resumed or sharded run matches a whole one at any --threads. The
+// shapes are a d 256-1024 model's (M 3 and more never differed, on AVX2 or AVX-512).
+TEST_CASE("PackedMatmul gives the same bits on 1 and 2 threads", "[ops]") {
+  const int threads_before = num_threads();
+  unsigned seed = 300;
+  for (dim_t k : {256, 1024})
+    for (dim_t n : {256, 512, 768, 1000, 1024, 2048}) {
+      const Tensor weight = test::random_tensor({k, n}, seed++);
+      const Tensor bias = test::random_tensor({n}, seed++);
+      const ops::PackedMatmul packed(weight, ops::WeightLayout::in_out, &bias);
+      for (dim_t m : {1, 3, 8, 33}) {
+        const Tensor x = test::random_tensor({m, k}, seed++);
+        Tensor one, two;
+        set_num_threads(1);
+        packed(x, one);
+        set_num_threads(2);
+        packed(x, two);
+        INFO("M " << m << " K " << k << " N " << n);
+        CHECK(std::memcmp(one.data<float>(), two.data<float>(),
+                          static_cast<std::size_t>(m * n) * sizeof(float)) == 0);
+      }
+    }
+  set_num_threads(threads_before);
 }
 
 TEST_CASE("PackedMatmul rejects mismatched arguments", "[ops]") {

@@ -21,7 +21,8 @@ int num_threads();
 // spins while it waits. Measured (bench/contention.sh, shipped model, 120 lines, one busy loop on
 // 2 cores): 2 threads kept 0.26 of their quiet speed, 1 thread 0.58 of the 2-thread quiet speed.
 // The search calls it before every decoder step, PackedMatmul's constructor before packing each
-// weight; results do not depend on the thread count.
+// weight; results do not depend on the thread count (PackedMatmul runs the products whose sums
+// oneDNN would split between threads on one thread).
 void share_cores();
 
 }  // namespace s2s

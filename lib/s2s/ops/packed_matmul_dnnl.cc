@@ -165,6 +165,32 @@ void quantize_rows(const float* x, dim_t rows, dim_t cols, std::int32_t offset,
   }
 }
 
+// oneDNN 2.6 runs a one-row product with few output columns as a GEMV that splits the sum over K
+// between threads, so the result's last bits depend on the thread count (--threads 1 and 2 gave
+// scores differing in the 7th digit, and a resumed or sharded run could differ from a whole one in
+// the last digit). Measured with a bitwise compare of 1 and 2 threads, M 1-128, N 8-32000,
+// K 16-4096: every M = 1 product with N <= 1000 and K >= 256 differed on AVX-512 (N <= 512 on
+// AVX2), none with 1008 <= N or M >= 2 on AVX-512 (AVX2: none with M >= 3 and N >= 256). Such a
+// product is too small to gain from a second thread, so it runs on one; from 1024 columns up
+// (a d 256 model's FFN, any output layer) the second thread is kept.
+constexpr dim_t kSplitSumColumns = 1024;
+
+// Sets the calling thread's OpenMP count to 1 for its lifetime, when `on`.
+class OneThreadScope {
+ public:
+  explicit OneThreadScope(bool on) : saved_(on ? omp_get_max_threads() : 1) {
+    if (saved_ > 1) omp_set_num_threads(1);
+  }
+  ~OneThreadScope() {
+    if (saved_ > 1) omp_set_num_threads(saved_);
+  }
+  OneThreadScope(const OneThreadScope&) = delete;
+  OneThreadScope& operator=(const OneThreadScope&) = delete;
+
+ private:
+  int saved_;
+};
+
 }  // namespace
 
 PackedMatmul::PackedMatmul(const Tensor& weight, WeightLayout layout, const Tensor* bias,
@@ -276,7 +302,10 @@ void PackedMatmul::operator()(const Tensor& x, Tensor& y) const {
       {DNNL_ARG_DST, backend::memory_of(y, y_md)},
   };
   if (impl.bias) args.emplace(DNNL_ARG_BIAS, impl.bias);
-  detail::execute(impl.matmul(), std::move(args));
+  {
+    const OneThreadScope thread_invariant(rows == 1 && out_ < kSplitSumColumns);
+    detail::execute(impl.matmul(), std::move(args));
+  }
   if (impl.precision == Precision::int8) {
     float* out = y.data<float>();
     const float* b = impl.bias_values.empty() ? nullptr : impl.bias_values.data();
