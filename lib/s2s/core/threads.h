@@ -1,4 +1,6 @@
-// The one place that sets how many threads the compute kernels use (oneDNN runs on OpenMP here).
+// The one place that sets how many threads the compute kernels use (oneDNN runs on OpenMP here),
+// but for one exception: PackedMatmul runs each one-row product under 1,024 columns on one thread
+// and restores the count after it (ops/packed_matmul_dnnl.cc: oneDNN would split its sum).
 #pragma once
 
 namespace s2s {
