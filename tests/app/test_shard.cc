@@ -96,8 +96,11 @@ TEST_CASE("translate shards concatenated equal the whole run", "[cli]") {
   std::filesystem::create_directories(out_dir);
   // Text, and n-best lines (line ids of the whole file, scores whose last digits depend on the
   // batch): shard cuts move to window boundaries (pipeline/windows.h), so shards batch the same
-  // lines together as the whole run. Small windows, so that the 41 lines make several.
-  for (const char* options : {"-b 1 --maxi-batch 4", "-b 4 --format nbest --n-best --maxi-batch 3"}) {
+  // lines together as the whole run. Small windows, so that the 41 lines make several; with
+  // --workers the first window holds a batch per worker.
+  for (const char* options : {"-b 1 --maxi-batch 4", "-b 4 --format nbest --n-best --maxi-batch 3",
+                              "-b 2 --format nbest --n-best --batch-size 2 --maxi-batch 8 "
+                              "--workers 2 --threads 1"}) {
     const std::string base =
         std::string("translate ") + options + " " + model_arg() + " -i " + quoted(input);
     const auto whole = test::run_s2s(base);
