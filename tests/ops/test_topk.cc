@@ -1,6 +1,8 @@
 // topk: the partial sort against the stable-sort reference, with many ties.
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <vector>
 
 #include "ops_test_util.h"
 #include "s2s/ops/topk.h"
@@ -52,4 +54,32 @@ TEST_CASE("topk rejects mismatched arguments", "[ops]") {
   Tensor view = buffer.view();
   REQUIRE_THROWS_AS(ops::topk(x, 3, view, indices), InternalError);
   REQUIRE_THROWS_AS(ops::topk(x, 1, values, values), InternalError);
+}
+
+TEST_CASE("TopKList offer_run keeps what offering one by one keeps", "[ops]") {
+  // Coarse values (many ties), -inf and NaN entries, runs shorter and longer than a 16-entry
+  // block, a score added to every entry: the same list, bit for bit, ids included.
+  unsigned seed = 40;
+  for (dim_t n : {1, 15, 16, 17, 100, 1000, 32000})
+    for (dim_t k : {1, 2, 4, 9}) {
+      if (k > n) continue;
+      Tensor x = test::random_tensor({n}, seed++, -4.0f, 4.0f);
+      float* p = x.data<float>();
+      for (dim_t i = 0; i < n; ++i) p[i] = std::round(p[i] * 2.0f) / 2.0f;
+      if (n > 20) {
+        p[3] = -INFINITY;
+        p[n / 2] = std::nanf("");
+        p[n - 1] = 4.5f;  // a new best in the last, partial block
+      }
+      for (float add : {0.0f, -2.75f, -1e-7f}) {
+        INFO("n " << n << " k " << k << " add " << add);
+        std::vector<float> run_values(k), one_values(k);
+        std::vector<std::int32_t> run_ids(k), one_ids(k);
+        ops::TopKList run(run_values.data(), run_ids.data(), k), one(one_values.data(), one_ids.data(), k);
+        run.offer_run(p, n, add, 7);
+        for (dim_t i = 0; i < n; ++i) one.offer(p[i] + add, static_cast<std::int32_t>(7 + i));
+        CHECK(run_ids == one_ids);
+        for (dim_t j = 0; j < k; ++j) CHECK(std::memcmp(&run_values[j], &one_values[j], 4) == 0);
+      }
+    }
 }

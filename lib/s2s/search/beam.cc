@@ -54,7 +54,9 @@ void best_of_row(const float* lp, dim_t vocab, float score,
   std::int32_t v = 0;
   // Runs of allowed ids between excluded ones.
   for (std::int32_t stop : excluded) {
-    for (; v < std::min<std::int32_t>(stop, vocab); ++v) top.offer(lp[v] + score, v);
+    const std::int32_t end = std::min<std::int32_t>(stop, vocab);
+    if (v < end) top.offer_run(lp + v, end - v, score, v);
+    v = std::max(v, end);
     if (v < vocab && v == stop) top.offer(lowest, v++);
   }
 }
