@@ -78,8 +78,14 @@ void Decoder::start(const EncoderOutput& encoded, dim_t max_steps, DecoderState&
       if (self_cache->capacity() < bytes) self_cache->reserve(2 * bytes);
       self_cache->resize(self_shape, cache_dtype_);
     }
-    cache.cross_keys.resize({batch, heads_, source_len, head_dim}, cache_dtype_);
-    cache.cross_values.resize({batch, heads_, source_len, head_dim}, cache_dtype_);
+    // Batches come sorted by length, each a little longer: grown by half at a time, not to fit.
+    const Shape cross_shape{batch, heads_, source_len, head_dim};
+    const std::size_t cross_bytes =
+        static_cast<std::size_t>(num_elements(cross_shape)) * dtype_size(cache_dtype_);
+    for (Tensor* cross_cache : {&cache.cross_keys, &cache.cross_values}) {
+      if (cross_cache->capacity() < cross_bytes) cross_cache->reserve(cross_bytes + cross_bytes / 2);
+      cross_cache->resize(cross_shape, cache_dtype_);
+    }
     layers_[i].cross_attention.project_kv(encoded.memory, cache.cross_keys, cache.cross_values,
                                           state.scratch_.attention);
   }
