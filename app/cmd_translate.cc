@@ -39,6 +39,7 @@
 #include "s2s/pipeline/line_reader.h"
 #include "s2s/pipeline/output.h"
 #include "s2s/pipeline/windows.h"
+#include "s2s/pipeline/worker_team.h"
 
 namespace s2s::app {
 namespace {
@@ -241,7 +242,7 @@ void run_translate(const TranslateArgs& args, const Context& context) {
                      "--prefix-file from a file of their own: give one of them");
   const std::optional<pipeline::Shard> shard = given_shard(args.shard, args.input, "-i FILE");
   set_num_threads(static_cast<int>(early.threads));
-  const pipeline::ParallelOptions parallel = pipeline::parallel_options(early);
+  pipeline::ParallelOptions parallel = pipeline::parallel_options(early);
   const std::string output_path =
       shard ? shard_output(args.output, args.input, *shard) : args.output;
   if (args.resume) check_resumable(args.input, "-i FILE", output_path);
@@ -280,6 +281,9 @@ void run_translate(const TranslateArgs& args, const Context& context) {
     settings.translate.target_label = language_label(*model, settings.target_lang);
 
   const pipeline::Translator translator(model, settings.translate);
+  std::optional<pipeline::WorkerTeam> team;  // --workers: their threads, kept for the whole input
+  if (parallel.workers > 1)
+    parallel.team = &team.emplace(parallel.workers, parallel.threads_per_worker);
   const pipeline::OutputFormatter formatter(model->codec(), settings.format,
                                             settings.translate.search.n_best,
                                             pipeline::target_text(settings),

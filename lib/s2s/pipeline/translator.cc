@@ -4,11 +4,10 @@
 #include <atomic>
 #include <exception>
 #include <mutex>
-#include <thread>
 
 #include "s2s/batch/batch.h"
 #include "s2s/batch/batcher.h"
-#include "s2s/core/threads.h"
+#include "s2s/pipeline/worker_team.h"
 #include "s2s/search/beam.h"
 #include "s2s/search/sampling.h"
 #include "s2s/search/scoring_rules.h"
@@ -388,28 +387,23 @@ std::vector<std::vector<std::size_t>> deal_for_workers(
   return dealt;
 }
 
-// `workers` threads (each with `threads` compute threads) take the jobs in order, one at a time,
-// until none is left or `stopped()`. The first job's error (in job order) is rethrown.
+// The team's threads take the jobs in order, one at a time, until none is left or `stopped()`.
+// The first job's error (in job order) is rethrown.
 template <typename Run, typename Stopped>
-void run_jobs(const std::vector<Job>& jobs, std::size_t workers, int threads, const Run& run,
+void run_jobs(const std::vector<Job>& jobs, WorkerTeam& team, const Run& run,
               const Stopped& stopped) {
-  workers = std::min(workers, jobs.size());
   std::atomic<std::size_t> next{0};
   std::vector<std::exception_ptr> errors(jobs.size());
-  std::vector<std::thread> team;
-  for (std::size_t w = 0; w < workers; ++w)
-    team.emplace_back([&] {
-      set_num_threads(threads);  // OpenMP's setting is per thread
-      for (std::size_t j; (j = next.fetch_add(1)) < jobs.size() && !stopped();) {
-        try {
-          run(jobs[j].members, jobs[j].count);
-        } catch (...) {
-          errors[j] = std::current_exception();
-          next = jobs.size();  // the others finish their job and stop
-        }
+  team.run([&] {
+    for (std::size_t j; (j = next.fetch_add(1)) < jobs.size() && !stopped();) {
+      try {
+        run(jobs[j].members, jobs[j].count);
+      } catch (...) {
+        errors[j] = std::current_exception();
+        next = jobs.size();  // the others finish their job and stop
       }
-    });
-  for (std::thread& t : team) t.join();
+    }
+  });
   for (const std::exception_ptr& e : errors)
     if (e) std::rethrow_exception(e);
 }
@@ -550,7 +544,14 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
     }
     return;
   }
-  run_jobs(jobs, workers, parallel.threads_per_worker, run, stopped);
+  if (parallel.team != nullptr) {
+    S2S_CHECK(parallel.team->size() == parallel.workers, "a team of ", parallel.team->size(),
+              " threads for ", parallel.workers, " workers");
+    run_jobs(jobs, *parallel.team, run, stopped);
+  } else {
+    WorkerTeam team(static_cast<int>(std::min(workers, jobs.size())), parallel.threads_per_worker);
+    run_jobs(jobs, team, run, stopped);
+  }
 }
 
 std::vector<Translation> Translator::translate(const std::vector<std::string>& lines,

@@ -103,10 +103,15 @@ struct Translation {
   AlignmentPairs split_alignment;
 };
 
+class WorkerTeam;  // pipeline/worker_team.h
+
 // Several translators at once on one model (`s2s translate --workers N`, translate_each).
 struct ParallelOptions {
   int workers = 1;             // translators running at once
   int threads_per_worker = 1;  // compute (OpenMP) threads of each
+  // Threads to run the workers on, kept across calls (of `workers` threads); null: a team of
+  // new threads for this call only.
+  WorkerTeam* team = nullptr;
 };
 
 class Translator {

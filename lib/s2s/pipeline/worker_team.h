@@ -1,0 +1,54 @@
+// The threads that Translator::translate_each's workers (`--workers N`) run on, kept from one call
+// to the next. A worker's decoder state, logits and encoder buffers live per thread (thread_local:
+// allocated once, not per batch), so a new team of threads for every window of the input
+// allocated and page-faulted all of them in again: with --workers 2 on 448 sentences, 61,828 page
+// faults against 35,791 with one worker (bench/NOTES.md).
+//
+// Usage (the CLI keeps one team for the whole input):
+//   pipeline::WorkerTeam team(workers, threads_per_worker);
+//   team.run([&] { ... });  // on every thread of the team at once; returns when all are done
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace s2s::pipeline {
+
+class WorkerTeam {
+ public:
+  // `workers` threads (at least 1), each running its compute kernels on `threads_per_worker`
+  // OpenMP threads.
+  WorkerTeam(int workers, int threads_per_worker);
+  ~WorkerTeam();
+  WorkerTeam(const WorkerTeam&) = delete;
+  WorkerTeam& operator=(const WorkerTeam&) = delete;
+
+  int size() const { return static_cast<int>(threads_.size()); }
+  int threads_per_worker() const { return threads_per_worker_; }
+
+  // Runs `task` on every thread of the team at once and returns when all have finished it; the
+  // first exception a thread's task threw is rethrown here. Calls from several threads take
+  // their turns.
+  void run(const std::function<void()>& task);
+
+ private:
+  void serve();
+
+  int threads_per_worker_;
+  std::mutex turn_;  // one run at a time
+  std::mutex mutex_;
+  std::condition_variable start_, finished_;
+  const std::function<void()>* task_ = nullptr;
+  std::uint64_t round_ = 0;  // counts runs: a thread starts a task when it sees a new round
+  int running_ = 0;
+  bool quit_ = false;
+  std::exception_ptr error_;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace s2s::pipeline
