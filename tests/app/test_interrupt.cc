@@ -4,6 +4,8 @@
 // SIG_IGN is kept. tests/app/interrupt_loop.sh interrupts the shipped model at random moments.
 #include <csignal>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "child_process.h"
 #include "cli_runner.h"
@@ -28,29 +30,37 @@ TEST_CASE("translate: Ctrl-C writes every line finished so far, in order, and ex
   std::ofstream(dir / "in.txt", std::ios::binary) << input;
 
   const std::string model = test::data_path(kModel);
-  test::ChildProcess child({S2S_BINARY, "translate", "-b", "4", "--threads", "1", "-m", model,
-                            "-i", (dir / "in.txt").string()});
-  // Lines come out as they are finished, long before the first 1000-line window is done.
-  const auto first = child.read_line(std::chrono::seconds(60));
-  REQUIRE(first);
-  child.send_signal(SIGINT);
-  std::string out = *first + "\n";
-  while (const auto line = child.read_line(std::chrono::seconds(60))) out += *line + "\n";
-  CHECK(child.wait() == 130);
-  const std::size_t written = test::count_lines(out);
-  CHECK(written >= 1);
-  CHECK(written < 20000);  // stopped long before the end (20,000 lines take about a minute)
-  CHECK(child.err() == "s2s: interrupted: the first " + std::to_string(written) +
-                           (written == 1 ? " line" : " lines") +
-                           " written, the rest not translated\n");
+  // One worker, and two (their threads kept across windows: they must stop too).
+  for (const std::vector<std::string>& parallel :
+       {std::vector<std::string>{"--threads", "1"},
+        std::vector<std::string>{"--workers", "2", "--threads", "1"}}) {
+    INFO(parallel.front());
+    std::vector<std::string> args{S2S_BINARY, "translate", "-b", "4", "-m", model, "-i",
+                                  (dir / "in.txt").string()};
+    args.insert(args.end(), parallel.begin(), parallel.end());
+    test::ChildProcess child(args);
+    // Lines come out as they are finished, long before the first 1000-line window is done.
+    const auto first = child.read_line(std::chrono::seconds(60));
+    REQUIRE(first);
+    child.send_signal(SIGINT);
+    std::string out = *first + "\n";
+    while (const auto line = child.read_line(std::chrono::seconds(60))) out += *line + "\n";
+    CHECK(child.wait() == 130);
+    const std::size_t written = test::count_lines(out);
+    CHECK(written >= 1);
+    CHECK(written < 20000);  // stopped long before the end (20,000 lines take about a minute)
+    CHECK(child.err() == "s2s: interrupted: the first " + std::to_string(written) +
+                             (written == 1 ? " line" : " lines") +
+                             " written, the rest not translated\n");
 
-  // What was written is exactly what an uninterrupted run writes for those lines.
-  std::size_t prefix_end = 0;
-  for (std::size_t i = 0; i < written; ++i) prefix_end = input.find('\n', prefix_end) + 1;
-  const auto reference =
-      test::run_s2s("translate -b 4 --threads 1 -m '" + model + "'", input.substr(0, prefix_end));
-  REQUIRE(reference.exit_code == 0);
-  CHECK(out == reference.out);
+    // What was written is exactly what an uninterrupted run writes for those lines.
+    std::size_t prefix_end = 0;
+    for (std::size_t i = 0; i < written; ++i) prefix_end = input.find('\n', prefix_end) + 1;
+    const auto reference =
+        test::run_s2s("translate -b 4 --threads 1 -m '" + model + "'", input.substr(0, prefix_end));
+    REQUIRE(reference.exit_code == 0);
+    CHECK(out == reference.out);
+  }
   std::filesystem::remove_all(dir);
 }
 

@@ -29,7 +29,6 @@ class WorkerTeam {
   WorkerTeam& operator=(const WorkerTeam&) = delete;
 
   int size() const { return static_cast<int>(threads_.size()); }
-  int threads_per_worker() const { return threads_per_worker_; }
 
   // Runs `task` on every thread of the team at once and returns when all have finished it; the
   // first exception a thread's task threw is rethrown here. Calls from several threads take
