@@ -26,9 +26,10 @@ printf 'The licence is free.\tDie Lizenz ist frei.\n' |
     ./build/s2s score -m "$model" --threads 1 > /dev/null
 
 # ThreadSanitizer on the threads s2s itself starts: --workers 2 translates two parts of the input
-# at once on one shared model. Each worker runs one OpenMP thread, because libgomp is not built
-# with TSan: its barriers are invisible to TSan, so oneDNN's OpenMP threads would be reported as
-# races (false positives) with --threads 2. Small windows, so that the workers' threads (kept for
+# at once on one shared model. libgomp is not built with TSan: its barriers are invisible to
+# TSan, so OpenMP threads would be reported as races (false positives). So each worker runs one
+# OpenMP thread, and OMP_THREAD_LIMIT=1 keeps the model's load (on workers x threads OpenMP
+# threads otherwise) on the main thread. Small windows, so that the workers' threads (kept for
 # the whole input, pipeline/worker_team.h) run many of them. The output must equal the
 # single-threaded one.
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DS2S_SANITIZE=thread \
@@ -41,7 +42,7 @@ for i in $(seq 1 30); do
 done > "$tsan_input"
 for m in tests/data/models/marian-postnorm-swish-tiedall "$model"; do
   expected=$(./build/s2s translate -m "$m" -b 2 --threads 1 < "$tsan_input")
-  actual=$(TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
+  actual=$(OMP_THREAD_LIMIT=1 TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
     ./build-tsan/s2s translate -m "$m" -b 2 --workers 2 --threads 1 --batch-size 2 \
       --maxi-batch 8 < "$tsan_input")
   [ "$expected" = "$actual" ] || { echo "TSan build: --workers 2 changed the output ($m)"; exit 1; }

@@ -241,7 +241,10 @@ void run_translate(const TranslateArgs& args, const Context& context) {
     throw UsageError("--prefix reads prefixes from the input (source<TAB>prefix) and "
                      "--prefix-file from a file of their own: give one of them");
   const std::optional<pipeline::Shard> shard = given_shard(args.shard, args.input, "-i FILE");
-  set_num_threads(static_cast<int>(early.threads));
+  // The model loads on this thread's OpenMP threads; with --workers N --threads T on N x T of
+  // them: the workers' cores are idle until it ends (with one thread a base model's int8 load
+  // took 0.36 s instead of 0.26 s). Only the workers translate, each on T threads of its own.
+  set_num_threads(static_cast<int>(early.threads * early.workers));
   pipeline::ParallelOptions parallel = pipeline::parallel_options(early);
   const std::string output_path =
       shard ? shard_output(args.output, args.input, *shard) : args.output;
