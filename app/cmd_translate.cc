@@ -256,10 +256,10 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   // The windows (the batches' lines) start at the same lines in every run of a file. The first
   // holds one batch per worker: split in two, a 32-line first window gave two workers 16-row
   // batches, which cost nearly what 32 rows do (each step streams every weight); measured in
-  // bench/NOTES.md ("Workers: the first window").
-  const pipeline::WindowSchedule windows(
-      static_cast<std::size_t>(early.translate.batch_size) * static_cast<std::size_t>(parallel.workers),
-      static_cast<std::size_t>(early.maxi_batch));
+  // bench/NOTES.md ("2026-11-27").
+  const std::size_t first_window = static_cast<std::size_t>(early.translate.batch_size) *
+                                   static_cast<std::size_t>(parallel.workers);
+  const pipeline::WindowSchedule windows(first_window, static_cast<std::size_t>(early.maxi_batch));
   if (shard || args.resume) {
     range = pipeline::seek_to_shard(input.fd(), shard.value_or(pipeline::Shard{}), args.input,
                                     &windows);

@@ -94,4 +94,12 @@ void share_cores() {
   t_have_last = true;
 }
 
+OneThreadScope::OneThreadScope(bool on) : saved_(on ? omp_get_max_threads() : 1) {
+  if (saved_ > 1) omp_set_num_threads(1);
+}
+
+OneThreadScope::~OneThreadScope() {
+  if (saved_ > 1) omp_set_num_threads(saved_);
+}
+
 }  // namespace s2s

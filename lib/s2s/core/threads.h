@@ -1,6 +1,5 @@
 // The one place that sets how many threads the compute kernels use (oneDNN runs on OpenMP here),
-// but for one exception: PackedMatmul runs each one-row product under 1,024 columns on one thread
-// and restores the count after it (ops/packed_matmul_dnnl.cc: oneDNN would split its sum).
+// and OneThreadScope, through which ops run one call on a single thread.
 #pragma once
 
 namespace s2s {
@@ -26,5 +25,20 @@ int num_threads();
 // weight; results do not depend on the thread count (PackedMatmul runs the products whose sums
 // oneDNN would split between threads on one thread).
 void share_cores();
+
+// While alive and `on`, the calling thread's OpenMP count is 1 (that thread's setting only: the
+// --workers threads keep theirs); the count before is restored after. For an op too small for a
+// parallel region (ops/primitive_cache_dnnl.cc) and for products whose sums oneDNN would split
+// between threads, so that their last bits depend on the count (ops/packed_matmul_dnnl.cc).
+class OneThreadScope {
+ public:
+  explicit OneThreadScope(bool on);
+  ~OneThreadScope();
+  OneThreadScope(const OneThreadScope&) = delete;
+  OneThreadScope& operator=(const OneThreadScope&) = delete;
+
+ private:
+  int saved_;  // the count to restore; 1: nothing was changed
+};
 
 }  // namespace s2s

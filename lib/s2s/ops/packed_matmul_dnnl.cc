@@ -175,22 +175,6 @@ void quantize_rows(const float* x, dim_t rows, dim_t cols, std::int32_t offset,
 // (a d 256 model's FFN, any output layer) the second thread is kept.
 constexpr dim_t kSplitSumColumns = 1024;
 
-// Sets the calling thread's OpenMP count to 1 for its lifetime, when `on`.
-class OneThreadScope {
- public:
-  explicit OneThreadScope(bool on) : saved_(on ? omp_get_max_threads() : 1) {
-    if (saved_ > 1) omp_set_num_threads(1);
-  }
-  ~OneThreadScope() {
-    if (saved_ > 1) omp_set_num_threads(saved_);
-  }
-  OneThreadScope(const OneThreadScope&) = delete;
-  OneThreadScope& operator=(const OneThreadScope&) = delete;
-
- private:
-  int saved_;
-};
-
 }  // namespace
 
 PackedMatmul::PackedMatmul(const Tensor& weight, WeightLayout layout, const Tensor* bias,

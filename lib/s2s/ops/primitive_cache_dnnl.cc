@@ -7,6 +7,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "s2s/core/threads.h"
+
 namespace s2s::ops::detail {
 
 namespace {
@@ -26,25 +28,6 @@ Cache& cache() {
   static Cache c;
   return c;
 }
-
-// While alive, a small op's OpenMP thread count is 1 (the calling thread's setting only: the
-// --workers threads keep theirs).
-class SerialBelow {
- public:
-  explicit SerialBelow(dim_t elements) : threads_(omp_get_max_threads()) {
-    alone_ = threads_ > 1 && elements < kParallelElements;
-    if (alone_) omp_set_num_threads(1);
-  }
-  ~SerialBelow() {
-    if (alone_) omp_set_num_threads(threads_);
-  }
-  SerialBelow(const SerialBelow&) = delete;
-  SerialBelow& operator=(const SerialBelow&) = delete;
-
- private:
-  int threads_;
-  bool alone_ = false;
-};
 
 }  // namespace
 
@@ -93,7 +76,7 @@ void execute(const Primitive& p, std::unordered_map<int, dnnl::memory> args, dim
     if (buffer.nbytes() < bytes) buffer.resize({static_cast<dim_t>(bytes)}, DataType::u8);
     args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(p.scratchpad, backend::engine(), buffer.raw()));
   }
-  const SerialBelow serial(elements);
+  const OneThreadScope serial(elements < kParallelElements);  // too small for a parallel region
   p.primitive.execute(backend::stream(), args);
   backend::stream().wait();
 }
