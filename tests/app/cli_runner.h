@@ -26,14 +26,28 @@ inline std::string read_file(const std::filesystem::path& path) {
   return s.str();
 }
 
-// A fresh empty directory under the system temp folder.
+// The directories temp_dir made, removed when the test process exits (every CI run used to leave
+// a few dozen behind in /tmp).
+struct TempDirs {
+  std::vector<std::filesystem::path> made;
+  ~TempDirs() {
+    for (const auto& dir : made) {
+      std::error_code ignored;
+      std::filesystem::remove_all(dir, ignored);
+    }
+  }
+};
+
+// A fresh empty directory under the system temp folder, removed at exit.
 inline std::filesystem::path temp_dir(const std::string& tag) {
   static int counter = 0;
+  static TempDirs dirs;
   const auto dir = std::filesystem::temp_directory_path() /
                    ("s2s-test-" + std::to_string(::getpid()) + "-" + tag + "-" +
                     std::to_string(counter++));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
+  dirs.made.push_back(dir);
   return dir;
 }
 
