@@ -83,21 +83,23 @@ TEST_CASE("PackedMatmul can be shared by several threads", "[ops]") {
 // those on one thread, so that a resumed or sharded run matches a whole one at any --threads. The
 // shapes are a d 256-1024 model's (M 3 and more never differed, on AVX2 or AVX-512).
 TEST_CASE("PackedMatmul gives the same bits on 1 and 2 threads", "[ops]") {
+  const auto precision = GENERATE(ops::Precision::f32, ops::Precision::bf16, ops::Precision::int8);
+  if (!test::cpu_computes(precision)) return;
   const int threads_before = num_threads();
   unsigned seed = 300;
   for (dim_t k : {256, 1024})
     for (dim_t n : {256, 512, 768, 1000, 1024, 2048}) {
       const Tensor weight = test::random_tensor({k, n}, seed++);
       const Tensor bias = test::random_tensor({n}, seed++);
-      const ops::PackedMatmul packed(weight, ops::WeightLayout::in_out, &bias);
-      for (dim_t m : {1, 3, 8, 33}) {
+      const ops::PackedMatmul packed(weight, ops::WeightLayout::in_out, &bias, precision);
+      for (dim_t m : {1, 3, 8, 33, 130}) {
         const Tensor x = test::random_tensor({m, k}, seed++);
         Tensor one, two;
         set_num_threads(1);
         packed(x, one);
         set_num_threads(2);
         packed(x, two);
-        INFO("M " << m << " K " << k << " N " << n);
+        INFO(ops::precision_name(precision) << " M " << m << " K " << k << " N " << n);
         CHECK(std::memcmp(one.data<float>(), two.data<float>(),
                           static_cast<std::size_t>(m * n) * sizeof(float)) == 0);
       }
@@ -187,8 +189,10 @@ TEST_CASE("PackedMatmul in bfloat16 and int8 computes exactly the scheme of prec
     return;
   }
   unsigned seed = 300;
+  // Row counts: exact buckets, padded ones (17, 45, 71) and more than one piece (200: 128 + 72).
   for (const auto& [m, k, n] : {std::tuple<dim_t, dim_t, dim_t>{1, 7, 5}, {9, 64, 33},
-                                {16, 256, 300}, {3, 513, 17}}) {
+                                {16, 256, 300}, {3, 513, 17}, {17, 64, 40}, {45, 32, 70},
+                                {71, 48, 24}, {200, 40, 36}}) {
     const Tensor stored = test::random_tensor(transposed ? Shape{n, k} : Shape{k, n}, seed++);
     const Tensor bias = test::random_tensor({n}, seed++);
     Tensor x = test::random_tensor({m, k}, seed++, -3.0f, 3.0f);

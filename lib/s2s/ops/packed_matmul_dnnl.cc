@@ -1,24 +1,36 @@
-// PackedMatmul on a oneDNN matmul primitive with a runtime row count (see packed_matmul.h).
+// PackedMatmul on oneDNN matmul primitives (see packed_matmul.h).
 //
-// The primitive is created once, with src [M, K] where M = DNNL_RUNTIME_DIM_VAL and weights [K, N]
-// in format_tag::any, so oneDNN picks its preferred weight layout; the weight is converted
-// (bf16), or quantized (int8), and reordered into that layout once, here. Each call only wraps
-// y, and x too in float32; in bf16 and int8 x is first converted into a per-thread buffer.
+// The weight is converted (bf16) or quantized (int8) and reordered once, here, into the layout
+// oneDNN prefers; each call only wraps y, and x too in float32 (bf16 and int8 first convert x into
+// a per-thread buffer). Two ways to run the product, chosen at load:
+// - Fixed rows (bf16 and int8 where oneDNN has brgemm: AVX-512). oneDNN 2.6 only uses its brgemm
+//   kernels for a matmul whose row count is fixed at creation; with a runtime row count it falls
+//   back to `gemm:jit`, which was 1.3x slower at 32 rows in int8 and 2-4x below 8 rows (alone, one
+//   thread, bench/NOTES.md "fixed rows"). So there is one primitive per row bucket (row_bucket),
+//   all over the same blocked weights; x is padded to the bucket, y written through a per-thread
+//   buffer when padded, and more than kMaxFixedRows rows are run in pieces.
+// - A runtime row count (float32, where brgemm gained little and lost 2x at one row, and CPUs
+//   without brgemm): one primitive for every row count.
+// Primitives depend only on the weight's shape and types, not its values, so PackedMatmuls of the
+// same shape share them (registry below): every brgemm primitive keeps its own JIT code (~60 KB).
 //
 // int8: W[k, n] ≈ w_scale[n] · Wq[k, n] and x[m, k] ≈ x_scale[m] · xq[m, k], so
-//   y[m, n] = x_scale[m] · w_scale[n] · Σ_k xq[m, k] · Wq[k, n] + bias[n].
-// oneDNN applies w_scale as per-column output scales (fixed at creation); x_scale, which changes
-// with every call, and the bias are applied here afterwards (the primitive has no bias then).
+//   y[m, n] = (Σ_k xq[m, k] · Wq[k, n]) · w_scale[n] · x_scale[m] + bias[n].
+// The primitive computes the integer sum (as float32); the scales and the bias are applied here
+// afterwards, in that order (oneDNN's output scales would have to be fixed at creation, which
+// would tie a primitive to one weight; given at run time, oneDNN 2.6 runs its reference code).
 #include <omp.h>
 
 #include <algorithm>
-#include <array>
 #include <atomic>
-#include <functional>
-#include <map>
-#include <mutex>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "s2s/core/allocator.h"
@@ -35,39 +47,89 @@ namespace s2s::ops {
 using dnnl::memory;
 using tag = memory::format_tag;
 
+namespace {
+
+// Fixed-row primitives are made for row buckets of at most this many rows; larger calls run in
+// pieces of this size (at 128 rows brgemm was still 1.1-1.2x gemm:jit, so nothing is lost).
+constexpr dim_t kMaxFixedRows = 128;
+
+// The bucket a call of `rows` (1..kMaxFixedRows) rows runs in: exact up to 16, then rounded up
+// to a multiple of 2, 4, 8 (at most 1/8 of the rows padded): 40 buckets, so that beam search,
+// whose row count changes nearly every step, makes at most 40 primitives per weight shape.
+dim_t row_bucket(dim_t rows) {
+  dim_t step = 1;
+  if (rows > 16) step = 2;
+  if (rows > 32) step = 4;
+  if (rows > 64) step = 8;
+  return (rows + step - 1) / step * step;
+}
+
+// Every PackedMatmul primitive, keyed on what it computes: the weight's shape, layout and types
+// (`shape`, interned at load), the row bucket (0: runtime row count) and the OpenMP thread
+// count (oneDNN fixes a matmul's thread count at creation: --workers and share_cores() run with
+// fewer threads than the load did). Bounded: when full it is emptied; calls in flight keep their
+// primitive through the shared_ptr.
+class Registry {
+ public:
+  using Entry = std::shared_ptr<const detail::Primitive>;
+
+  int intern(const std::string& shape_key) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return shapes_.emplace(shape_key, static_cast<int>(shapes_.size())).first->second;
+  }
+
+  Entry find(int shape, dim_t rows, int threads) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = entries_.find(key(shape, rows, threads));
+    return it == entries_.end() ? nullptr : it->second;
+  }
+
+  Entry add(int shape, dim_t rows, int threads, Entry made) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (entries_.size() >= kMaxEntries) entries_.clear();
+    return entries_.emplace(key(shape, rows, threads), std::move(made)).first->second;
+  }
+
+ private:
+  // A base model has 6 weight shapes: all 40 buckets at 2 thread counts are 480 entries.
+  static constexpr std::size_t kMaxEntries = 2048;
+  static std::uint64_t key(int shape, dim_t rows, int threads) {
+    return (std::uint64_t(shape) << 32) | (std::uint64_t(rows) << 16) | std::uint64_t(threads);
+  }
+  std::mutex mutex_;
+  std::unordered_map<std::string, int> shapes_;
+  std::unordered_map<std::uint64_t, Entry> entries_;
+};
+
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+}  // namespace
+
 struct PackedMatmul::Impl {
   Precision precision = Precision::f32;
   memory::data_type x_type = memory::data_type::f32;  // of x as the primitive takes it
   std::int32_t x_offset = 0;  // int8: added to the quantized x (128 makes it u8, see below)
+  bool fixed_rows = false;    // one primitive per row bucket (brgemm), else a runtime row count
   std::shared_ptr<void> weight_buffer;  // holds `weights` (aligned_buffer: huge pages)
-  memory weights;                       // [K, N] in the primitive's layout and type
-  memory bias;     // [1, N] f32 copy; null when there is no bias
-  std::vector<float> bias_values;  // int8: the bias, added after the row scales
+  memory weights;                       // [K, N] in the primitives' layout and type
+  memory bias;                          // f32 [1, N] for float32 and bf16; null: no bias
+  std::vector<float> bias_values;       // int8: the bias, added after the scales
+  std::vector<float> column_scales;     // int8: w_scale[n]
+  int shape = 0;                        // registry key of the weight's shape and types
+  // The primitive descriptor for `rows` rows (0: runtime row count) at the calling thread's
+  // OpenMP count.
+  std::function<dnnl::matmul::primitive_desc(dim_t rows)> make_pd;
 
-  // oneDNN fixes a matmul's thread count when the primitive is created (it runs
-  // parallel(nthr) whatever OpenMP's setting is then), so there is one primitive per OpenMP
-  // thread count it is called with: --workers threads and share_cores() (core/threads.h) run
-  // with fewer threads than the load did. All of them use the weights packed at load.
-  std::function<dnnl::matmul::primitive_desc()> make_pd;  // for the calling thread's count
-  mutable std::mutex mutex;  // guards by_threads
-  mutable std::map<int, detail::Primitive> by_threads;
-  // The hot path, without the lock: once made, a count's primitive is found here (map nodes
-  // never move).
-  static constexpr int kFastCounts = 256;
-  mutable std::array<std::atomic<const detail::Primitive*>, kFastCounts> fast{};
-
-  const detail::Primitive& matmul() const {
+  Registry::Entry matmul(dim_t rows) const {
     const int threads = omp_get_max_threads();
-    const bool fast_count = threads >= 0 && threads < kFastCounts;
-    if (fast_count) {
-      if (const detail::Primitive* p = fast[threads].load(std::memory_order_acquire)) return *p;
-    }
-    const std::lock_guard<std::mutex> lock(mutex);
-    auto it = by_threads.find(threads);
-    if (it == by_threads.end())
-      it = by_threads.emplace(threads, detail::make_primitive<dnnl::matmul>(make_pd())).first;
-    if (fast_count) fast[threads].store(&it->second, std::memory_order_release);
-    return it->second;
+    if (Registry::Entry p = registry().find(shape, rows, threads)) return p;
+    // Made outside the lock: creating a primitive JIT-compiles its kernels (~0.3 ms).
+    auto made = std::make_shared<const detail::Primitive>(
+        detail::make_primitive<dnnl::matmul>(make_pd(rows)));
+    return registry().add(shape, rows, threads, std::move(made));
   }
 };
 
@@ -142,14 +204,15 @@ S2S_TARGET_CLONES void quantize_row(const float* x, dim_t n, float inverse, std:
   }
 }
 
-// y[c] = y[c] · scale + bias[c] (bias may be null).
-S2S_TARGET_CLONES void scale_row(float* y, dim_t n, float scale, const float* bias) {
+// y[c] = (sum[c] · column_scale[c]) · row_scale + bias[c] (bias may be null); sum may be y.
+S2S_TARGET_CLONES void scale_row(const float* sum, dim_t n, const float* column_scale,
+                                 float row_scale, const float* bias, float* y) {
   if (bias) {
 #pragma omp simd
-    for (dim_t c = 0; c < n; ++c) y[c] = y[c] * scale + bias[c];
+    for (dim_t c = 0; c < n; ++c) y[c] = (sum[c] * column_scale[c]) * row_scale + bias[c];
   } else {
 #pragma omp simd
-    for (dim_t c = 0; c < n; ++c) y[c] *= scale;
+    for (dim_t c = 0; c < n; ++c) y[c] = (sum[c] * column_scale[c]) * row_scale;
   }
 }
 
@@ -175,6 +238,16 @@ void quantize_rows(const float* x, dim_t rows, dim_t cols, std::int32_t offset,
 // (a d 256 model's FFN, any output layer) the second thread is kept.
 constexpr dim_t kSplitSumColumns = 1024;
 
+// The registry key of a weight layout and the types around it (memory_desc_t is plain data that
+// oneDNN zero-fills before setting it, so its bytes identify it, compensation flags included).
+std::string shape_key(const memory::desc& weights, memory::data_type x_type,
+                      std::int32_t x_offset, bool bias, bool fixed_rows) {
+  std::string key(reinterpret_cast<const char*>(&weights.data), sizeof weights.data);
+  key += std::to_string(static_cast<int>(x_type)) + "/" + std::to_string(x_offset) + "/" +
+         std::to_string(bias) + "/" + std::to_string(fixed_rows);
+  return key;
+}
+
 }  // namespace
 
 PackedMatmul::PackedMatmul(const Tensor& weight, WeightLayout layout, const Tensor* bias,
@@ -194,40 +267,45 @@ PackedMatmul::PackedMatmul(const Tensor& weight, WeightLayout layout, const Tens
   const int levels = int8_weight_levels();  // once: the test override may change between calls
   const bool unsigned_x = int8 && levels < 127;
   const auto x_type = unsigned_x ? memory::data_type::u8 : type;
-  const memory::desc x_md({DNNL_RUNTIME_DIM_VAL, k}, x_type, tag::ab);
-  const memory::desc w_md({k, n}, type, tag::any);
-  const memory::desc bias_md({1, n}, f32, tag::ab);
-  const memory::desc y_md({DNNL_RUNTIME_DIM_VAL, n}, f32, tag::ab);
   const bool primitive_bias = bias != nullptr && !int8;
-  const auto desc = primitive_bias ? dnnl::matmul::desc(x_md, w_md, bias_md, y_md)
-                                   : dnnl::matmul::desc(x_md, w_md, y_md);
-
+  dnnl::primitive_attr attr = detail::default_attr();
+  if (unsigned_x) attr.set_zero_points(DNNL_ARG_SRC, 0, {128});
+  const memory::desc bias_md({1, n}, f32, tag::ab);
+  // The matmul for `rows` rows (DNNL_RUNTIME_DIM_VAL: any) over weights described by w_md.
+  const auto pd_for = [=](dim_t rows, const memory::desc& w_md) {
+    const memory::desc x_md({rows, k}, x_type, tag::ab);
+    const memory::desc y_md({rows, n}, f32, tag::ab);
+    const auto desc = primitive_bias ? dnnl::matmul::desc(x_md, w_md, bias_md, y_md)
+                                     : dnnl::matmul::desc(x_md, w_md, y_md);
+    return dnnl::matmul::primitive_desc(desc, attr, backend::engine());
+  };
+  const memory::desc any_md({k, n}, type, tag::any);
   auto impl = std::make_shared<Impl>();
   impl->precision = precision;
   impl->x_type = x_type;
   impl->x_offset = unsigned_x ? 128 : 0;
-  dnnl::primitive_attr attr = detail::default_attr();
-  if (unsigned_x) attr.set_zero_points(DNNL_ARG_SRC, 0, {128});
+  // Fixed rows where oneDNN has brgemm for this product (a 32-row primitive asked for tells).
+  std::optional<dnnl::matmul::primitive_desc> pd;
+  if (precision != Precision::f32) {
+    pd = pd_for(32, any_md);
+    impl->fixed_rows = std::string(pd->impl_info_str()).rfind("brg", 0) == 0;
+  }
+  if (!impl->fixed_rows) pd = pd_for(DNNL_RUNTIME_DIM_VAL, any_md);
+  const memory::desc packed_md = pd->weights_desc();
+  impl->make_pd = [=, fixed = impl->fixed_rows](dim_t rows) {
+    return pd_for(fixed ? rows : DNNL_RUNTIME_DIM_VAL, packed_md);
+  };
+  impl->shape =
+      registry().intern(shape_key(packed_md, x_type, impl->x_offset, primitive_bias, impl->fixed_rows));
+
   std::vector<std::int8_t> quantized;
-  std::vector<float> weight_scales;
   if (int8) {
     quantized.resize(static_cast<std::size_t>(k * n));
-    weight_scales =
+    impl->column_scales =
         quantize_weight(weight.data<float>(), layout, k, n, quantized.data(), levels);
-    attr.set_output_scales(1 << 1, weight_scales);  // one scale per column n
   }
-  const dnnl::matmul::primitive_desc pd(desc, attr, backend::engine());
-  impl->by_threads.emplace(omp_get_max_threads(), detail::make_primitive<dnnl::matmul>(pd));
-  impl->weight_buffer = aligned_buffer(pd.weights_desc().get_size());
-  impl->weights = memory(pd.weights_desc(), backend::engine(), impl->weight_buffer.get());
-  // Later thread counts: the same matmul over the weights in the layout chosen now.
-  const memory::desc packed_md = pd.weights_desc();
-  impl->make_pd = [=]() {
-    const auto fixed = primitive_bias ? dnnl::matmul::desc(x_md, packed_md, bias_md, y_md)
-                                      : dnnl::matmul::desc(x_md, packed_md, y_md);
-    return dnnl::matmul::primitive_desc(fixed, attr, backend::engine());
-  };
-
+  impl->weight_buffer = aligned_buffer(packed_md.get_size());
+  impl->weights = memory(packed_md, backend::engine(), impl->weight_buffer.get());
   // The weight as given, seen as [K, N]: row-major for in_out, column-major ([N, K] rows) for
   // out_in; int8 weights were quantized above in the same layout.
   const memory::desc stored_md({k, n}, int8 ? type : f32,
@@ -253,50 +331,75 @@ void PackedMatmul::operator()(const Tensor& x, Tensor& y) const {
   if (!detail::prepare_packed_matmul(x, y, in_, out_)) return;
   const dim_t rows = x.numel() / in_;
   const Impl& impl = *impl_;
-  const memory::desc x_md({rows, in_}, impl.x_type, tag::ab);
-  const memory::desc y_md({rows, out_}, memory::data_type::f32, tag::ab);
-  // The converted x of bf16 and int8, and int8's row scales: one growing buffer per thread.
+  const dim_t k = in_;
+  const dim_t n = out_;
+  // Per thread, growing: x converted (bf16) or quantized (int8) and padded to the bucket, int8's
+  // row scales, and the product of a padded piece before its rows are copied (or scaled) into y.
   thread_local std::vector<std::uint16_t> x_bf16;
   thread_local std::vector<std::uint8_t> x_q;
   thread_local std::vector<float> x_scales;
-  const std::size_t count = static_cast<std::size_t>(rows * in_);
-  memory x_mem;
-  switch (impl.precision) {
-    case Precision::f32:
-      x_mem = backend::memory_of(x, x_md);
-      break;
-    case Precision::bf16:
-      if (x_bf16.size() < count) x_bf16.resize(count);
-      {
-        Tensor converted = Tensor::wrap(x_bf16.data(), x.shape(), DataType::bf16);
-        convert(x, DataType::bf16, converted);
+  thread_local std::vector<float> padded_y;
+  const float* x_all = x.data<float>();
+  float* y_all = y.data<float>();
+  const bool int8 = impl.precision == Precision::int8;
+  const dim_t piece = impl.fixed_rows ? kMaxFixedRows : rows;
+  for (dim_t first = 0; first < rows; first += piece) {
+    const dim_t count = std::min(piece, rows - first);
+    const dim_t bucket = impl.fixed_rows ? row_bucket(count) : count;
+    const auto grow = [](auto& buffer, dim_t size) {
+      if (buffer.size() < static_cast<std::size_t>(size)) buffer.resize(static_cast<std::size_t>(size));
+    };
+    const float* x_piece = x_all + first * k;
+    const memory::desc x_md({bucket, k}, impl.x_type, tag::ab);
+    memory x_mem;
+    switch (impl.precision) {
+      case Precision::f32:
+        x_mem = memory(x_md, backend::engine(), const_cast<float*>(x_piece));
+        break;
+      case Precision::bf16: {
+        grow(x_bf16, bucket * k);
+        const Tensor from = Tensor::wrap(const_cast<float*>(x_piece), {count, k}, DataType::f32);
+        Tensor converted = Tensor::wrap(x_bf16.data(), {count, k}, DataType::bf16);
+        convert(from, DataType::bf16, converted);
+        x_mem = memory(x_md, backend::engine(), x_bf16.data());
+        break;
       }
-      x_mem = memory(x_md, backend::engine(), x_bf16.data());
-      break;
-    case Precision::int8:
-      if (x_q.size() < count) x_q.resize(count);
-      if (x_scales.size() < static_cast<std::size_t>(rows)) x_scales.resize(static_cast<std::size_t>(rows));
-      quantize_rows(x.data<float>(), rows, in_, impl.x_offset, x_q.data(), x_scales.data());
-      x_mem = memory(x_md, backend::engine(), x_q.data());
-      break;
-  }
-  std::unordered_map<int, memory> args{
-      {DNNL_ARG_SRC, x_mem},
-      {DNNL_ARG_WEIGHTS, impl.weights},
-      {DNNL_ARG_DST, backend::memory_of(y, y_md)},
-  };
-  if (impl.bias) args.emplace(DNNL_ARG_BIAS, impl.bias);
-  {
-    const OneThreadScope thread_invariant(rows == 1 && out_ < kSplitSumColumns);
-    detail::execute(impl.matmul(), std::move(args));
-  }
-  if (impl.precision == Precision::int8) {
-    float* out = y.data<float>();
-    const float* b = impl.bias_values.empty() ? nullptr : impl.bias_values.data();
-    const float* scales = x_scales.data();
-    const dim_t n = out_;
-#pragma omp parallel for schedule(static) if (rows > 1 && rows * n >= detail::kParallelElements)
-    for (dim_t m = 0; m < rows; ++m) scale_row(out + m * n, n, scales[m], b);
+      case Precision::int8:
+        grow(x_q, bucket * k);
+        grow(x_scales, count);
+        quantize_rows(x_piece, count, k, impl.x_offset, x_q.data(), x_scales.data());
+        x_mem = memory(x_md, backend::engine(), x_q.data());
+        break;
+    }
+    // Rows beyond `count` (the bucket's padding) hold whatever an earlier call left: finite
+    // values whose products are never read.
+    float* y_piece = y_all + first * n;
+    float* product = y_piece;
+    if (bucket > count) {
+      grow(padded_y, bucket * n);
+      product = padded_y.data();
+    }
+    std::unordered_map<int, memory> args{
+        {DNNL_ARG_SRC, x_mem},
+        {DNNL_ARG_WEIGHTS, impl.weights},
+        {DNNL_ARG_DST, memory({{bucket, n}, memory::data_type::f32, tag::ab}, backend::engine(), product)},
+    };
+    if (impl.bias) args.emplace(DNNL_ARG_BIAS, impl.bias);
+    {
+      const OneThreadScope thread_invariant(count == 1 && n < kSplitSumColumns);
+      const Registry::Entry primitive = impl.matmul(impl.fixed_rows ? bucket : 0);
+      detail::execute(*primitive, std::move(args));
+    }
+    if (int8) {
+      const float* b = impl.bias_values.empty() ? nullptr : impl.bias_values.data();
+      const float* columns = impl.column_scales.data();
+      const float* scales = x_scales.data();
+#pragma omp parallel for schedule(static) if (count > 1 && count * n >= detail::kParallelElements)
+      for (dim_t m = 0; m < count; ++m)
+        scale_row(product + m * n, n, columns, scales[m], b, y_piece + m * n);
+    } else if (product != y_piece) {
+      std::memcpy(y_piece, product, static_cast<std::size_t>(count * n) * sizeof(float));
+    }
   }
   flop_counter::add(2 * rows * in_ * out_);
 }
