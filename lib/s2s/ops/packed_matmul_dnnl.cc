@@ -336,8 +336,8 @@ PackedMatmul::PackedMatmul(const Tensor& weight, WeightLayout layout, const Tens
   impl->make_pd = [=, fixed = impl->fixed_rows](dim_t rows) {
     return pd_for(fixed ? rows : DNNL_RUNTIME_DIM_VAL, packed_md);
   };
-  impl->shape =
-      registry().intern(shape_key(packed_md, x_type, impl->x_offset, primitive_bias, impl->fixed_rows));
+  impl->shape = registry().intern(
+      shape_key(packed_md, x_type, impl->x_offset, primitive_bias, impl->fixed_rows));
 
   std::vector<std::int8_t> quantized;
   if (int8) {
@@ -383,6 +383,10 @@ void PackedMatmul::operator()(const Tensor& x, Tensor& y) const {
   thread_local std::vector<std::uint8_t> x_q;
   thread_local std::vector<float> x_scales;
   thread_local std::vector<float> padded_y;
+  const auto grow = [](auto& buffer, dim_t size) {
+    const auto wanted = static_cast<std::size_t>(size);
+    if (buffer.size() < wanted) buffer.resize(wanted);
+  };
   const float* x_all = x.data<float>();
   float* y_all = y.data<float>();
   const bool int8 = impl.precision == Precision::int8;
@@ -390,9 +394,6 @@ void PackedMatmul::operator()(const Tensor& x, Tensor& y) const {
   for (dim_t first = 0; first < rows; first += piece) {
     const dim_t count = std::min(piece, rows - first);
     const dim_t bucket = impl.fixed_rows ? row_bucket(count) : count;
-    const auto grow = [](auto& buffer, dim_t size) {
-      if (buffer.size() < static_cast<std::size_t>(size)) buffer.resize(static_cast<std::size_t>(size));
-    };
     const float* x_piece = x_all + first * k;
     const memory::desc x_md({bucket, k}, impl.x_type, tag::ab);
     memory x_mem;
@@ -426,7 +427,8 @@ void PackedMatmul::operator()(const Tensor& x, Tensor& y) const {
     std::unordered_map<int, memory> args{
         {DNNL_ARG_SRC, x_mem},
         {DNNL_ARG_WEIGHTS, impl.weights},
-        {DNNL_ARG_DST, memory({{bucket, n}, memory::data_type::f32, tag::ab}, backend::engine(), product)},
+        {DNNL_ARG_DST,
+         memory({{bucket, n}, memory::data_type::f32, tag::ab}, backend::engine(), product)},
     };
     if (impl.bias) args.emplace(DNNL_ARG_BIAS, impl.bias);
     {

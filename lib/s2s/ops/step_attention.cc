@@ -161,6 +161,23 @@ inline __attribute__((always_inline)) float dot(const float* q, const T* k,
   return sum;
 }
 
+// Rows are this many ahead when their key (value) is prefetched: each (row, key) is a separate
+// block of memory (a cache slot chosen by the beam's history), which the hardware prefetchers
+// cannot foresee.
+constexpr std::int64_t kAhead = 2;
+
+// Asks for the cache lines of heads [h0, h1) of row r's key (or value) j.
+template <typename T>
+inline __attribute__((always_inline)) void prefetch(const Caches<T>& c, std::int64_t r,
+                                                    std::int64_t j, std::int64_t h0,
+                                                    std::int64_t h1, std::int64_t head_dim) {
+  const T* base = c.at(r, j);
+  const std::int64_t line = 64 / static_cast<std::int64_t>(sizeof(T));
+  for (std::int64_t h = h0; h < h1; ++h)
+    for (std::int64_t i = 0; i < head_dim; i += line)
+      __builtin_prefetch(base + h * c.head_stride + i, 0, 3);
+}
+
 // Rows [r0, r1) × heads [h0, h1): scores q_rh·k_rjh·scale over row r's n_r visible keys, a
 // softmax per (row, head), then Σ_j p_rjh·v_rjh. Keys outermost, then rows, then heads: a key's
 // heads sit side by side in the decoder's caches (one contiguous read, where a loop per head
@@ -186,6 +203,7 @@ inline __attribute__((always_inline)) void attend_block(
   for (std::int64_t j = 0; j < longest; ++j)
     for (std::int64_t r = r0; r < r1; ++r) {
       if (j >= visible(r)) continue;
+      if (r + kAhead < r1 && j < visible(r + kAhead)) prefetch(k, r + kAhead, j, h0, h1, head_dim);
       const T* key = k.at(r, j);
       const float* qr = q + r * d.query_stride;
       float* s = scores + r * heads * keys + j;
@@ -206,6 +224,7 @@ inline __attribute__((always_inline)) void attend_block(
   for (std::int64_t j = 0; j < longest; ++j)
     for (std::int64_t r = r0; r < r1; ++r) {
       if (j >= visible(r)) continue;
+      if (r + kAhead < r1 && j < visible(r + kAhead)) prefetch(v, r + kAhead, j, h0, h1, head_dim);
       const T* value = v.at(r, j);
       for (std::int64_t h = h0; h < h1; ++h) {
         const float p = scores[(r * heads + h) * keys + j];
