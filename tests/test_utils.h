@@ -36,6 +36,14 @@ struct PinnedInt8Levels {
   PinnedInt8Levels& operator=(const PinnedInt8Levels&) = delete;
 };
 
+// PackedMatmuls made in its scope take their row count at run time (ops::set_runtime_rows_only).
+struct PinnedRuntimeRows {
+  explicit PinnedRuntimeRows(bool on) { ops::set_runtime_rows_only(on); }
+  ~PinnedRuntimeRows() { ops::set_runtime_rows_only(false); }
+  PinnedRuntimeRows(const PinnedRuntimeRows&) = delete;
+  PinnedRuntimeRows& operator=(const PinnedRuntimeRows&) = delete;
+};
+
 inline std::string data_path(const std::string& relative) {
   return std::string(S2S_TEST_DATA) + "/" + relative;
 }

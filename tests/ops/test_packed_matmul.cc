@@ -85,6 +85,12 @@ TEST_CASE("PackedMatmul can be shared by several threads", "[ops]") {
 TEST_CASE("PackedMatmul gives the same bits on 1 and 2 threads", "[ops]") {
   const auto precision = GENERATE(ops::Precision::f32, ops::Precision::bf16, ops::Precision::int8);
   if (!test::cpu_computes(precision)) return;
+  // A runtime row count for float32, and for int8 as CPUs without brgemm run it. Not for
+  // bfloat16: every CPU with AVX512-BF16 has brgemm, and gemm:jit's bfloat16 one-row products
+  // from 1024 columns up do depend on the thread count (found by this test).
+  const bool runtime_rows = GENERATE(false, true);
+  if (runtime_rows && precision == ops::Precision::bf16) return;
+  const test::PinnedRuntimeRows pinned_rows(runtime_rows);
   const int threads_before = num_threads();
   unsigned seed = 300;
   for (dim_t k : {256, 1024})
@@ -99,7 +105,8 @@ TEST_CASE("PackedMatmul gives the same bits on 1 and 2 threads", "[ops]") {
         packed(x, one);
         set_num_threads(2);
         packed(x, two);
-        INFO(ops::precision_name(precision) << " M " << m << " K " << k << " N " << n);
+        INFO(ops::precision_name(precision) << " runtime rows " << runtime_rows << " M " << m
+                                            << " K " << k << " N " << n);
         CHECK(std::memcmp(one.data<float>(), two.data<float>(),
                           static_cast<std::size_t>(m * n) * sizeof(float)) == 0);
       }
@@ -179,6 +186,9 @@ TEST_CASE("PackedMatmul in bfloat16 and int8 computes exactly the scheme of prec
   const int variant = GENERATE(0, 1, 2);  // bf16, int8 (the CPU's levels), int8 at 63 levels
   const auto precision = variant == 0 ? ops::Precision::bf16 : ops::Precision::int8;
   const test::PinnedInt8Levels pinned(variant == 2 ? 63 : 0);
+  // Fixed row counts (brgemm, where oneDNN has it for this CPU) and a runtime row count.
+  const bool runtime_rows = GENERATE(false, true);
+  const test::PinnedRuntimeRows pinned_rows(runtime_rows);
   const int levels = ops::int8_weight_levels();
   const bool transposed = GENERATE(false, true);
   const bool with_bias = GENERATE(false, true);
@@ -223,7 +233,8 @@ TEST_CASE("PackedMatmul in bfloat16 and int8 computes exactly the scheme of prec
       worst = std::max(worst, std::fabs(y.data<float>()[i] - expected[i]));
       scale = std::max(scale, std::fabs(expected[i]));
     }
-    INFO(ops::precision_name(precision) << " (weight levels " << levels << ") M " << m << " K "
+    INFO(ops::precision_name(precision) << " (weight levels " << levels << ", runtime rows "
+                                        << runtime_rows << ") M " << m << " K "
                                         << k << " N " << n << " out_in " << transposed << " bias "
                                         << with_bias);
     CHECK(worst <= 2e-5 * scale * std::sqrt(double(k)));  // float32 accumulation of exact products

@@ -143,6 +143,7 @@ bool cpu_has(dnnl_cpu_isa_t level) {
 }
 
 std::atomic<int> g_int8_weight_levels{0};  // set_int8_weight_levels; 0: the CPU's own
+std::atomic<bool> g_runtime_rows_only{false};  // set_runtime_rows_only
 
 }  // namespace
 
@@ -166,6 +167,8 @@ int int8_weight_levels() {
       cpu_has(dnnl_cpu_isa_avx512_core_vnni) || cpu_has(dnnl_cpu_isa_avx2_vnni) ? 127 : 63;
   return levels;
 }
+
+void set_runtime_rows_only(bool on) { g_runtime_rows_only.store(on, std::memory_order_relaxed); }
 
 void set_int8_weight_levels(int levels) {
   S2S_CHECK(levels == 0 || levels == 63 || levels == 127, "int8 weight levels ", levels,
@@ -327,7 +330,7 @@ PackedMatmul::PackedMatmul(const Tensor& weight, WeightLayout layout, const Tens
   impl->x_offset = unsigned_x ? 128 : 0;
   // Fixed rows where oneDNN has brgemm for this product (a 32-row primitive asked for tells).
   std::optional<dnnl::matmul::primitive_desc> pd;
-  if (precision != Precision::f32) {
+  if (precision != Precision::f32 && !g_runtime_rows_only.load(std::memory_order_relaxed)) {
     pd = pd_for(32, any_md);
     impl->fixed_rows = std::string(pd->impl_info_str()).rfind("brg", 0) == 0;
   }

@@ -36,4 +36,9 @@ int int8_weight_levels();
 // whatever the CPU; 0 returns to the CPU's own. 127 on a CPU without VNNI saturates.
 void set_int8_weight_levels(int levels);
 
+// Tests: bfloat16 and int8 PackedMatmuls created while this is on take their row count at run
+// time (oneDNN's `gemm:jit`, the path of CPUs without brgemm) even where brgemm would serve fixed
+// row counts (packed_matmul_dnnl.cc), so that both paths are tested on one machine.
+void set_runtime_rows_only(bool on);
+
 }  // namespace s2s::ops
