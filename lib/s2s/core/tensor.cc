@@ -1,5 +1,6 @@
 #include "s2s/core/tensor.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -93,8 +94,13 @@ void Tensor::resize(const Shape& shape, DataType dtype) {
   S2S_CHECK(buffer_ || data_ == nullptr, "cannot resize a view to ", to_string(shape));
   const std::size_t bytes = static_cast<std::size_t>(num_elements(shape)) * dtype_size(dtype);
   if (!buffer_ || bytes > capacity_) {
-    buffer_ = allocate(bytes);
-    capacity_ = bytes;
+    // A buffer that has to grow again gets half again as much room: scratch tensors follow
+    // length-sorted batches, each a little longer, and every new buffer is page-faulted in
+    // afresh (2 MB at a time for huge pages), which cost ~5 % of decoding a sorted input
+    // (bench/NOTES.md). Room never written is never faulted in: it costs address space only.
+    const std::size_t room = buffer_ ? std::max(bytes, capacity_ + capacity_ / 2) : bytes;
+    buffer_ = allocate(room);
+    capacity_ = room;
     data_ = buffer_.get();
   }
   shape_ = shape;

@@ -537,6 +537,12 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
     for (std::size_t start = 0; start < members.size(); start += rows)
       jobs.push_back({members.data() + start, std::min(rows, members.size() - start)});
   }
+  // Longest batches first. Every per-thread buffer (encoder scratch, key/value caches) then
+  // reaches its largest size at the first job and is never allocated and page-faulted in again,
+  // where shortest-first grew them batch after batch; and workers that take jobs in this order
+  // end a window on its shortest jobs, so that neither waits long for the other (longest
+  // processing time first). Batches are the same, so are the results.
+  std::reverse(jobs.begin(), jobs.end());
   if (workers == 1) {
     for (const Job& job : jobs) {
       if (stopped()) return;
