@@ -1,6 +1,7 @@
 // s2s translate: text in (stdin or -i), one record per input line out (stdout or -o), in order.
 // Input is read in windows (LineReader): from a file or fast pipe, windows grow from one batch per
-// worker to --maxi-batch lines (the first lines come out after one batch, not a whole window), cut
+// worker to --maxi-batch lines (the first lines come out after one batch, not a whole window; a
+// file of at most --maxi-batch lines is one window), cut
 // at the same lines of the input in every run (pipeline/windows.h: shards and resumed runs); an
 // interactive writer gets an answer per line. Each record is written as soon as it and every
 // line before it are translated (InOrderWriter), so a stop or a crash loses only lines in
@@ -256,10 +257,11 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   // The windows (the batches' lines) start at the same lines in every run of a file. The first
   // holds one batch per worker: split in two, a 32-line first window gave two workers 16-row
   // batches, which cost nearly what 32 rows do (each step streams every weight); measured in
-  // bench/NOTES.md ("2026-11-27").
+  // bench/NOTES.md ("2026-11-27"). A file of at most --maxi-batch lines is one window.
   const std::size_t first_window = static_cast<std::size_t>(early.translate.batch_size) *
                                    static_cast<std::size_t>(parallel.workers);
-  const pipeline::WindowSchedule windows(first_window, static_cast<std::size_t>(early.maxi_batch));
+  const pipeline::WindowSchedule windows = pipeline::WindowSchedule::for_input(
+      input.fd(), args.input, first_window, static_cast<std::size_t>(early.maxi_batch));
   if (shard || args.resume) {
     range = pipeline::seek_to_shard(input.fd(), shard.value_or(pipeline::Shard{}), args.input,
                                     &windows);

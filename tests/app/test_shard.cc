@@ -142,6 +142,17 @@ TEST_CASE("translate with more shards than lines writes empty files for the empt
   for (std::size_t k = 0; k < 7; ++k)
     empty += std::filesystem::file_size(dir.dir / ("part-" + shard_name(k, 7) + ".de")) == 0;
   CHECK(empty >= 4);  // three lines, seven shards
+  // With the default --maxi-batch (1000) a file of three lines is one window (windows.h), so
+  // one of two shards holds all of it and the other nothing (the cut moved to line 0).
+  std::vector<std::string> halves;
+  for (int k = 0; k < 2; ++k) {
+    const auto shard = test::run_s2s("translate -b 1 " + model_arg() + " -i " + quoted(input) +
+                                     " -o " + quoted(dir.dir.string()) + " --shard " +
+                                     std::to_string(k) + "/2");
+    CHECK(shard.exit_code == 0);
+    halves.push_back(test::read_file(dir.dir / ("in.en." + shard_name(k, 2))));
+  }
+  CHECK(halves == std::vector<std::string>{"", whole.out});
   // An empty file: every shard's output exists and is empty.
   const std::string nothing = dir.write("empty.en", "");
   const auto r = test::run_s2s("translate -b 1 " + model_arg() + " -i " + quoted(nothing) + " -o " +

@@ -12,6 +12,7 @@
 #include "s2s/core/error.h"
 #include "s2s/pipeline/line_reader.h"
 #include "s2s/pipeline/shard.h"
+#include "s2s/pipeline/windows.h"
 #include "test_utils.h"
 
 namespace s2s {
@@ -174,6 +175,39 @@ TEST_CASE("windows grow from one batch to maxi-batch, counted from the first lin
   CHECK(capped.end_after(0) == 3);
   CHECK(capped.end_after(3) == 6);
   CHECK(capped.nearest(4) == 3);
+}
+
+TEST_CASE("a regular file of at most maxi-batch lines from its position is one window",
+          "[pipeline]") {
+  const test::TempDir dir("small_file_window");
+  const auto schedule = [](int fd) { return pipeline::WindowSchedule::for_input(fd, "f", 2, 5); };
+  const auto one_window = [](const pipeline::WindowSchedule& w) { return w.end_after(0) == 5; };
+  for (const auto& [bytes, one] : std::vector<std::pair<std::string, bool>>{
+           {"", true},
+           {"a\nb\nc\nd\ne\n", true},      // 5 lines
+           {"a\nb\nc\nd\ne", true},         // 5, the last without a newline
+           {"a\nb\nc\nd\ne\nf", false},    // 6
+           {"a\nb\nc\nd\ne\n\n", false},  // 6, the last empty
+       }) {
+    INFO(bytes);
+    const OpenFile file(dir.write("f", bytes));
+    CHECK(one_window(schedule(file.fd)) == one);
+    CHECK(::lseek(file.fd, 0, SEEK_CUR) == 0);  // read with pread: the position stays
+  }
+  // Counted from the current position: 6 lines, the reader already past the first.
+  const OpenFile file(dir.write("f", "a\nb\nc\nd\ne\nf\n"));
+  CHECK_FALSE(one_window(schedule(file.fd)));
+  REQUIRE(::lseek(file.fd, 2, SEEK_SET) == 2);
+  CHECK(one_window(schedule(file.fd)));
+  // A pipe grows its windows from the first size whatever it holds.
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  REQUIRE(::write(fds[1], "a\n", 2) == 2);
+  ::close(fds[1]);
+  const pipeline::WindowSchedule piped = schedule(fds[0]);
+  ::close(fds[0]);
+  CHECK(piped.end_after(0) == 2);
+  CHECK(piped.end_after(2) == 6);
 }
 
 TEST_CASE("window-aligned shards start at window boundaries and cover the file in order",

@@ -5,12 +5,19 @@
 // same windows as one whole run, so it forms the same batches and writes the same bytes (a
 // line's scores depend on its batch in their last digits: float sums in another order).
 //
+//
+// A regular file of at most `most` lines is one window (WindowSchedule::for_input): it is a job
+// whose total time is what counts, and sorting all of it gives the most even batches; the
+// growing first windows cost a 448-line file 8 % of its time with two workers (bench/NOTES.md).
+// The rule depends on the file alone, so shards and resumed runs still cut what a whole run cuts.
+//
 // Usage:
-//   WindowSchedule windows(batch_size, maxi_batch);
+//   const WindowSchedule windows = WindowSchedule::for_input(fd, name, batch_size, maxi_batch);
 //   reader.next_window(lines, windows.end_after(line) - line);   // line: 0-based, whole input
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 namespace s2s::pipeline {
 
@@ -18,6 +25,12 @@ class WindowSchedule {
  public:
   // Windows of `first` lines, doubling up to `most` (both at least 1; first capped at most).
   WindowSchedule(std::size_t first, std::size_t most);
+  // The schedule for the input open as `fd`, read from its current position: one window of
+  // `most` lines when it is a regular file that holds at most `most` lines from there (read
+  // with pread; the position does not move), else windows from `first` doubling to `most`.
+  // InputError naming `name` when the file cannot be read.
+  static WindowSchedule for_input(int fd, const std::string& name, std::size_t first,
+                                  std::size_t most);
 
   // The first window boundary after 0-based line `line` (the end of the window holding it).
   std::size_t end_after(std::size_t line) const;
