@@ -1,4 +1,5 @@
 // PackedMatmul against the reference matmul on the unpacked weight, in both weight layouts.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <thread>
@@ -112,6 +113,30 @@ TEST_CASE("PackedMatmul gives the same bits on 1 and 2 threads", "[ops]") {
       }
     }
   set_num_threads(threads_before);
+}
+
+TEST_CASE("PackedMatmul gives each row's maximum of y when asked", "[ops]") {
+  const auto precision = GENERATE(ops::Precision::f32, ops::Precision::bf16, ops::Precision::int8);
+  if (!test::cpu_computes(precision)) return;
+  const bool runtime_rows = GENERATE(false, true);
+  const test::PinnedRuntimeRows pinned_rows(runtime_rows);
+  const Tensor weight = test::random_tensor({64, 3000}, 410);
+  const Tensor bias = test::random_tensor({3000}, 411);
+  const ops::PackedMatmul packed(weight, ops::WeightLayout::in_out, &bias, precision);
+  for (dim_t m : {1, 7, 130}) {  // 130: two pieces of fixed-row products, the last padded
+    INFO(ops::precision_name(precision) << " runtime rows " << runtime_rows << " M " << m);
+    const Tensor x = test::random_tensor({m, 64}, 412 + static_cast<unsigned>(m));
+    Tensor plain, y;
+    packed(x, plain);
+    std::vector<float> maxima(static_cast<std::size_t>(m), -1.0f);
+    packed(x, y, maxima.data());
+    CHECK(std::memcmp(plain.data<float>(), y.data<float>(),
+                      static_cast<std::size_t>(m * 3000) * sizeof(float)) == 0);
+    for (dim_t r = 0; r < m; ++r) {
+      const float* row = y.data<float>() + r * 3000;
+      CHECK(maxima[static_cast<std::size_t>(r)] == *std::max_element(row, row + 3000));
+    }
+  }
 }
 
 TEST_CASE("PackedMatmul rejects mismatched arguments", "[ops]") {

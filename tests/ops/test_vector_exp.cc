@@ -55,3 +55,31 @@ TEST_CASE("exp_shifted sums and writes every length, tails included", "[ops]") {
     CHECK(ops::detail::exp_shifted(x.data<float>(), 5.0f, n, nullptr) == sum);
   }
 }
+
+TEST_CASE("vector row maximum is what the plain std::max loop finds, NaNs included", "[ops]") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const auto plain = [](const std::vector<float>& x, float start, bool absolute) {
+    float max = start;
+    for (float v : x) max = std::max(max, absolute ? std::fabs(v) : v);
+    return max;
+  };
+  const auto same = [](float a, float b) { return std::isnan(a) ? std::isnan(b) : a == b; };
+  unsigned seed = 7;
+  for (std::size_t n : {1, 5, 31, 32, 33, 64, 100, 8000}) {
+    const Tensor random = test::random_tensor({static_cast<dim_t>(n)}, seed++, -50.0f, 20.0f);
+    const std::vector<float> x(random.data<float>(), random.data<float>() + n);
+    for (int variant = 0; variant < 5; ++variant) {
+      INFO("n " << n << " variant " << variant);
+      std::vector<float> v = x;
+      if (variant == 1) v[n / 2] = nan;  // passed over
+      if (variant == 2) v[0] = nan;      // the start: the row's maximum stays NaN
+      if (variant == 3) v[n - 1] = inf;  // the largest, in the scalar tail or the last block
+      if (variant == 4) v[n / 3] = -inf - 0.0f;
+      CHECK(same(ops::detail::max_of(v.data(), static_cast<dim_t>(n), v[0], false),
+                 plain(v, v[0], false)));
+      CHECK(same(ops::detail::max_of(v.data(), static_cast<dim_t>(n), 0.0f, true),
+                 plain(v, 0.0f, true)));
+    }
+  }
+}

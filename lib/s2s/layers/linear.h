@@ -25,7 +25,10 @@ class Linear {
                              dim_t in, dim_t out);
 
   // x [..., in] -> y [..., out]
-  void operator()(const Tensor& x, Tensor& y) const { matmul_(x, y); }
+  // row_max: each row's maximum of y, for log_softmax (ops::PackedMatmul).
+  void operator()(const Tensor& x, Tensor& y, float* row_max = nullptr) const {
+    matmul_(x, y, row_max);
+  }
   dim_t out_features() const { return matmul_.out_features(); }
 
  private:

@@ -97,7 +97,7 @@ void Decoder::start(const EncoderOutput& encoded, dim_t max_steps, DecoderState&
 }
 
 void Decoder::step(DecoderState& state, const std::vector<std::int32_t>& previous,
-                   Tensor& logits) const {
+                   Tensor& logits, float* row_max) const {
   const dim_t batch = state.batch_size(), t = state.step_;
   S2S_CHECK(static_cast<dim_t>(previous.size()) == batch, previous.size(), " ids for ", batch,
             " rows");
@@ -132,7 +132,7 @@ void Decoder::step(DecoderState& state, const std::vector<std::int32_t>& previou
     std::swap(x, s.sublayer);
     feed_forward(layer, x, s);
   }
-  output(x, logits);
+  output(x, logits, row_max);
   logits.reshape({batch, logits.dim(-1)});
   ++state.step_;
 }
@@ -243,9 +243,9 @@ void Decoder::feed_forward(const Layer& layer, Tensor& x, LayerScratch& s) const
   std::swap(x, s.sublayer);
 }
 
-void Decoder::output(Tensor& x, Tensor& logits) const {
+void Decoder::output(Tensor& x, Tensor& logits, float* row_max) const {
   if (has_final_norm_) final_norm_(x, x);
-  output_(x, logits);
+  output_(x, logits, row_max);
 }
 
 }  // namespace s2s::model

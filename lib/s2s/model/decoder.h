@@ -38,8 +38,10 @@ class Decoder {
   void keep_alignment(DecoderState& state) const;
 
   // previous: int32 ids [B] of the tokens chosen at the previous step (start_id() at step 0).
-  // logits: [B, V] raw scores for the next token.
-  void step(DecoderState& state, const std::vector<std::int32_t>& previous, Tensor& logits) const;
+  // logits: [B, V] raw scores for the next token. row_max, when given, receives each row's
+  // maximum logit (B floats), for ops::log_softmax (found while the logits are written).
+  void step(DecoderState& state, const std::vector<std::int32_t>& previous, Tensor& logits,
+            float* row_max = nullptr) const;
 
   // target: int32 [B, T] gold tokens (right-padded). logits [B, T, V]: position t predicts
   // target[:, t] from the start input and target[:, :t].
@@ -71,8 +73,8 @@ class Decoder {
   void feed_forward(const Layer& layer, Tensor& x, LayerScratch& s) const;
   // step(): the alignment layer's head-0 probabilities into state.alignment_.
   void keep_alignment_rows(const Layer& layer, DecoderState& state) const;
-  // Final norm + output projection: x [B, T, D] -> logits [B, T, V].
-  void output(Tensor& x, Tensor& logits) const;
+  // Final norm + output projection: x [B, T, D] -> logits [B, T, V] (row_max: step()).
+  void output(Tensor& x, Tensor& logits, float* row_max = nullptr) const;
 
   dim_t heads_;
   dim_t alignment_layer_;  // ModelConfig::alignment_layer

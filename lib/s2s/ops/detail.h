@@ -74,6 +74,8 @@ struct PackedDims {
 };
 PackedDims check_packed_weight(const Tensor& weight, WeightLayout layout, const Tensor* bias);
 bool prepare_packed_matmul(const Tensor& x, Tensor& y, dim_t in, dim_t out);
+// max over x[0..n), n >= 1: what log_softmax shifts a row by (ops/softmax.cc).
+float row_max(const float* x, dim_t n);
 
 // --- oneDNN paths (<op>_dnnl.cc); arguments are already checked and non-empty ----------------
 

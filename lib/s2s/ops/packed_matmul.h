@@ -25,7 +25,10 @@ class PackedMatmul {
                Precision precision = Precision::f32);
 
   // x: f32 [..., K] contiguous; y: f32 [..., N] (owned: resized; view: must match).
-  void operator()(const Tensor& x, Tensor& y) const;
+  // row_max, when given, receives each row's maximum of y (rows = numel / N) for
+  // log_softmax(y, y, row_max): int8 finds it in the pass that scales y, while y is in cache,
+  // which saves the log-softmax a pass over the output layer's logits from memory.
+  void operator()(const Tensor& x, Tensor& y, float* row_max = nullptr) const;
 
   dim_t in_features() const { return in_; }
   dim_t out_features() const { return out_; }

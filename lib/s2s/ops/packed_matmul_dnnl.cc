@@ -41,6 +41,7 @@
 #include "s2s/ops/packed_matmul.h"
 #include "s2s/ops/primitive_cache.h"
 #include "s2s/ops/quantize.h"
+#include "s2s/ops/vector_exp.h"
 
 namespace s2s::ops {
 
@@ -190,10 +191,7 @@ memory::data_type compute_type(Precision p) {
 }
 
 S2S_TARGET_CLONES float row_abs_max(const float* x, dim_t n) {
-  float max = 0.0f;
-#pragma omp simd reduction(max : max)
-  for (dim_t i = 0; i < n; ++i) max = std::max(max, std::fabs(x[i]));
-  return max;
+  return detail::max_of(x, n, 0.0f, true);
 }
 
 // q = round(x · inverse) + offset as one byte (s8 for offset 0, u8 for 128), rounding to
@@ -376,7 +374,7 @@ PackedMatmul::PackedMatmul(const Tensor& weight, WeightLayout layout, const Tens
   out_ = n;
 }
 
-void PackedMatmul::operator()(const Tensor& x, Tensor& y) const {
+void PackedMatmul::operator()(const Tensor& x, Tensor& y, float* row_max) const {
   if (!detail::prepare_packed_matmul(x, y, in_, out_)) return;
   const dim_t rows = x.numel() / in_;
   const Impl& impl = *impl_;
@@ -446,11 +444,18 @@ void PackedMatmul::operator()(const Tensor& x, Tensor& y) const {
       const float* columns = impl.column_scales.data();
       const float* scales = x_scales.data();
 #pragma omp parallel for schedule(static) if (count > 1 && count * n >= detail::kParallelElements)
-      for (dim_t m = 0; m < count; ++m)
+      for (dim_t m = 0; m < count; ++m) {
         scale_row(product + m * n, n, columns, scales[m], b, y_piece + m * n);
+        // Read back at once, from the nearest cache: the log-softmax's first read was from memory.
+        if (row_max) row_max[first + m] = detail::row_max(y_piece + m * n, n);
+      }
     } else if (product != y_piece) {
       std::memcpy(y_piece, product, static_cast<std::size_t>(count * n) * sizeof(float));
     }
+  }
+  if (row_max && !int8) {  // no pass of its own over y: one for the maxima
+#pragma omp parallel for schedule(static) if (rows > 1 && rows * n >= detail::kParallelElements)
+    for (dim_t m = 0; m < rows; ++m) row_max[m] = detail::row_max(y_all + m * n, n);
   }
   flop_counter::add(2 * rows * in_ * out_);
 }

@@ -36,14 +36,9 @@ bool prepare_softmax(const Tensor& x, Tensor& y, const Tensor* visible, const ch
   return !y.empty();
 }
 
-namespace {
+S2S_TARGET_CLONES float row_max(const float* x, dim_t n) { return max_of(x, n, x[0], false); }
 
-S2S_TARGET_CLONES float row_max(const float* x, dim_t n) {
-  float max = x[0];
-#pragma omp simd reduction(max : max)
-  for (dim_t i = 0; i < n; ++i) max = std::max(max, x[i]);
-  return max;
-}
+namespace {
 
 // y[i] = exp(x[i] - max) for i < n (y may be null: only the sum); returns their sum.
 S2S_TARGET_CLONES double exp_row(const float* x, float max, dim_t n, float* y) {
@@ -84,7 +79,7 @@ void softmax_rows(const Tensor& x, Tensor& y, const Tensor* visible) {
 }
 
 // log_softmax(x)_i = (x_i - max) - log Σ_j exp(x_j - max): two reads of x and one write per row.
-void log_softmax_rows(const Tensor& x, Tensor& y) {
+void log_softmax_rows(const Tensor& x, Tensor& y, const float* maxima) {
   const dim_t n = x.dim(-1);
   const dim_t rows = x.numel() / n;
   const float* px = x.data<float>();
@@ -92,7 +87,7 @@ void log_softmax_rows(const Tensor& x, Tensor& y) {
 #pragma omp parallel for schedule(static) if (rows > 1 && rows * n >= kParallelElements)
   for (dim_t r = 0; r < rows; ++r) {
     const float* in = px + r * n;
-    const float max = row_max(in, n);
+    const float max = maxima ? maxima[r] : row_max(in, n);
     const float log_sum = static_cast<float>(std::log(exp_row(in, max, n, nullptr)));
     log_probs_row(in, max, log_sum, n, py + r * n);
   }
@@ -107,9 +102,9 @@ void softmax(const Tensor& x, Tensor& y, const Tensor* visible) {
   detail::softmax_rows(x, y, visible);
 }
 
-void log_softmax(const Tensor& x, Tensor& y) {
+void log_softmax(const Tensor& x, Tensor& y, const float* row_max) {
   if (!detail::prepare_softmax(x, y, nullptr, "log_softmax")) return;
-  detail::log_softmax_rows(x, y);
+  detail::log_softmax_rows(x, y, row_max);
 }
 
 }  // namespace s2s::ops

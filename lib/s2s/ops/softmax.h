@@ -12,8 +12,10 @@
 namespace s2s::ops {
 
 void softmax(const Tensor& x, Tensor& y, const Tensor* visible = nullptr);
-// log(softmax(x)) over the last axis, no mask (the output layer).
-void log_softmax(const Tensor& x, Tensor& y);
+// log(softmax(x)) over the last axis, no mask (the output layer). `row_max`, when given, holds
+// each row's maximum as the caller already has it (PackedMatmul finds it while it writes x): it
+// must be exactly max over the row, and saves the pass that would read x for it.
+void log_softmax(const Tensor& x, Tensor& y, const float* row_max = nullptr);
 
 namespace ref {
 void softmax(const Tensor& x, Tensor& y, const Tensor* visible = nullptr);

@@ -1,7 +1,8 @@
 // exp over rows, for the softmax loops (ops::softmax, log_softmax, step_attention). glibc's expf
 // is scalar without -ffast-math, and a scalar exp per entry made the softmax over a 32,000-entry
 // vocabulary cost as much as the output matmul; oneDNN's softmax primitive was no faster
-// (bench/NOTES.md). Private to lib/s2s/ops.
+// (bench/NOTES.md). Also the row maximum (max_of) that the same loops and int8's quantization
+// need, for the same reason: GCC leaves it scalar. Private to lib/s2s/ops.
 //
 // 8 lanes at a time with GCC/Clang vector extensions (a ymm register with AVX2 or AVX-512, two
 // xmm on baseline x86-64; callers use target_clones). 16-lane vectors were spilled through the
@@ -14,6 +15,8 @@
 // passes x - max <= 0.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -84,6 +87,33 @@ S2S_INLINE double exp_shifted(const float* x, float max, dim_t n, float* y) {
     i += 8;
   }
   return sum;
+}
+
+// The result of `max = std::max(max, x[i])` (of |x[i]| with `absolute`) for i in order from
+// max = start, 32 entries at a time: NaNs are passed over as that loop passes them, and the max
+// of numbers does not depend on the order. GCC leaves that loop scalar (one entry per cycle),
+// with or without `omp simd reduction(max)`: 6 % of a small model's beam search (bench/NOTES.md).
+S2S_INLINE float max_of(const float* x, dim_t n, float start, bool absolute) {
+  const i32x8 magnitude = i32x8{} + 0x7fffffff;
+  const auto max8 = [](f32x8 m, f32x8 v) {  // std::max(m, v) lane by lane
+    const i32x8 above = v > m;
+    return (f32x8)(((i32x8)v & above) | ((i32x8)m & ~above));
+  };
+  f32x8 m[4];
+  for (f32x8& lanes : m) lanes = f32x8{} + start;
+  dim_t i = 0;
+  for (; i + 32 <= n; i += 32)
+    for (int a = 0; a < 4; ++a) {
+      f32x8 v;
+      std::memcpy(&v, x + i + 8 * a, sizeof v);
+      if (absolute) v = (f32x8)((i32x8)v & magnitude);
+      m[a] = max8(m[a], v);
+    }
+  float max = start;
+  for (const f32x8& lanes : m)
+    for (int lane = 0; lane < 8; ++lane) max = std::max(max, lanes[lane]);
+  for (; i < n; ++i) max = std::max(max, absolute ? std::fabs(x[i]) : x[i]);
+  return max;
 }
 
 #undef S2S_INLINE

@@ -262,17 +262,21 @@ std::vector<std::vector<Hypothesis>> beam_search(const model::Model& model,
   // for every batch if allocated per call. The log-softmax runs in place (the logits are not
   // needed afterwards), so only one such matrix exists.
   thread_local Tensor log_probs, top_values, top_indices;
+  thread_local std::vector<float> row_max;
   const ForbiddenIds forbidden(model, options, model.config().target_vocab_size);
   std::vector<ConstraintState> states;  // after each constrained selection's candidates
   while (!live.empty()) {
     if (stop != nullptr && stop->load(std::memory_order_relaxed)) return {};
     share_cores();  // fewer threads while other processes take cores (core/threads.h)
-    model.decoder().step(state, previous, log_probs);  // logits, then
-    if (uses_repetition_rules(options))
+    // The rows' largest logits come with them, unless the repetition rules change the logits.
+    const bool repetition_rules = uses_repetition_rules(options);
+    row_max.resize(static_cast<std::size_t>(state.batch_size()));
+    model.decoder().step(state, previous, log_probs, repetition_rules ? nullptr : row_max.data());
+    if (repetition_rules)  // logits, then
       for (std::size_t r = 0; r < live.size(); ++r)
         apply_repetition_rules(live[r].hypothesis.ids, options,
                                log_probs.data<float>() + r * log_probs.dim(1), log_probs.dim(1));
-    ops::log_softmax(log_probs, log_probs);
+    ops::log_softmax(log_probs, log_probs, repetition_rules ? nullptr : row_max.data());
     dim_t k = 1;
     for (const SentenceBeam& beam : beams) k = std::max(k, beam.width);
     best_extensions(live, beams, options, forbidden, log_probs, std::min(k, log_probs.dim(1)),
