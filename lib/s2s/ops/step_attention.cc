@@ -163,8 +163,10 @@ inline __attribute__((always_inline)) float dot(const float* q, const T* k,
 
 // Rows are this many ahead when their key (value) is prefetched: each (row, key) is a separate
 // block of memory (a cache slot chosen by the beam's history), which the hardware prefetchers
-// cannot foresee.
-constexpr std::int64_t kAhead = 2;
+// cannot foresee. At d 256 and 4 heads a row's work is short, so the distance must cover it many
+// times over: 8 rows beat 2 by 2-3 % of a small model's beam search (table B; 4 and 16 in
+// between and level), and changed nothing on the base model (bench/NOTES.md).
+constexpr std::int64_t kAhead = 8;
 
 // Asks for the cache lines of heads [h0, h1) of row r's key (or value) j.
 template <typename T>
