@@ -26,8 +26,8 @@ class PackedMatmul {
 
   // x: f32 [..., K] contiguous; y: f32 [..., N] (owned: resized; view: must match).
   // row_max, when given, receives each row's maximum of y (rows = numel / N) for
-  // log_softmax(y, y, row_max): int8 finds it in the pass that scales y, while y is in cache,
-  // which saves the log-softmax a pass over the output layer's logits from memory.
+  // log_softmax(y, y, row_max): int8 reads each row back right after its scaling pass, while
+  // it is in cache, which saves the log-softmax a pass over the logits from memory.
   void operator()(const Tensor& x, Tensor& y, float* row_max = nullptr) const;
 
   dim_t in_features() const { return in_; }
