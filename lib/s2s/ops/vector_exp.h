@@ -93,12 +93,16 @@ S2S_INLINE double exp_shifted(const float* x, float max, dim_t n, float* y) {
 // max = start, 32 entries at a time: NaNs are passed over as that loop passes them, and the max
 // of numbers does not depend on the order. GCC leaves that loop scalar (one entry per cycle),
 // with or without `omp simd reduction(max)`: 6 % of a small model's beam search (bench/NOTES.md).
+// std::max(m, v) lane by lane. A function of its own, always inlined: a lambda here was a real
+// call in Debug builds, compiled for the baseline target and so passing the vectors another way
+// than the AVX clone calling it did (garbage maxima under the sanitizer build).
+S2S_INLINE f32x8 max8(f32x8 m, f32x8 v) {
+  const i32x8 above = v > m;
+  return (f32x8)(((i32x8)v & above) | ((i32x8)m & ~above));
+}
+
 S2S_INLINE float max_of(const float* x, dim_t n, float start, bool absolute) {
   const i32x8 magnitude = i32x8{} + 0x7fffffff;
-  const auto max8 = [](f32x8 m, f32x8 v) {  // std::max(m, v) lane by lane
-    const i32x8 above = v > m;
-    return (f32x8)(((i32x8)v & above) | ((i32x8)m & ~above));
-  };
   f32x8 m[4];
   for (f32x8& lanes : m) lanes = f32x8{} + start;
   dim_t i = 0;
