@@ -42,7 +42,7 @@ for i in $(seq 1 30); do
 done > "$tsan_input"
 for m in tests/data/models/marian-postnorm-swish-tiedall "$model"; do
   expected=$(./build/s2s translate -m "$m" -b 2 --threads 1 < "$tsan_input")
-  actual=$(OMP_THREAD_LIMIT=1 TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
+  actual=$(OMP_THREAD_LIMIT=1 TSAN_OPTIONS="halt_on_error=1 exitcode=66 suppressions=$PWD/.ci/tsan.supp" \
     ./build-tsan/s2s translate -m "$m" -b 2 --workers 2 --threads 1 --batch-size 2 \
       --maxi-batch 8 < "$tsan_input")
   [ "$expected" = "$actual" ] || { echo "TSan build: --workers 2 changed the output ($m)"; exit 1; }
