@@ -42,6 +42,35 @@ TEST_CASE("PackedMatmul matches the reference matmul on the unpacked weight", "[
     }
 }
 
+TEST_CASE("PackedMatmul keeps a weight it is given when it needs no repacking", "[ops]") {
+  // Float32 in oneDNN's plain layout (in_out, on every CPU oneDNN 2.6 supports) keeps the given
+  // buffer; everything else is packed into its own. The results are the same bits either way.
+  const auto precision = GENERATE(ops::Precision::f32, ops::Precision::bf16, ops::Precision::int8);
+  const bool transposed = GENERATE(false, true);
+  if (!test::cpu_computes(precision)) return;
+  const dim_t k = 96, n = 200;
+  const auto layout = transposed ? ops::WeightLayout::out_in : ops::WeightLayout::in_out;
+  const Tensor weight = test::random_tensor(transposed ? Shape{n, k} : Shape{k, n}, 71);
+  const Tensor bias = test::random_tensor({n}, 72);
+  const Tensor x = test::random_tensor({5, k}, 73);
+  const ops::PackedMatmul copied(weight, layout, &bias, precision);
+  Tensor given = weight.clone();
+  const void* given_data = given.raw();
+  const ops::PackedMatmul kept(std::move(given), layout, &bias, precision);
+  const bool keeps = precision == ops::Precision::f32 && !transposed;
+  INFO(ops::precision_name(precision) << " out_in " << transposed);
+  CHECK((kept.weight_data() == given_data) == keeps);
+  CHECK(copied.weight_data() != weight.raw());
+  Tensor y_copied, y_kept;
+  copied(x, y_copied);
+  kept(x, y_kept);
+  REQUIRE(y_kept.numel() == y_copied.numel());
+  CHECK(std::memcmp(y_kept.raw(), y_copied.raw(), y_kept.nbytes()) == 0);
+  // A view is never kept: its memory belongs to someone else.
+  const ops::PackedMatmul from_view(weight.view(), layout, &bias, precision);
+  CHECK(from_view.weight_data() != weight.raw());
+}
+
 TEST_CASE("PackedMatmul writes into a view of the right shape and reuses owned outputs", "[ops]") {
   const Tensor weight = test::random_tensor({5, 3}, 1);
   const ops::PackedMatmul packed(weight, ops::WeightLayout::in_out, nullptr);

@@ -6,17 +6,16 @@ namespace s2s::layers {
 
 Linear::Linear(WeightStore& weights, const std::string& prefix, dim_t in, dim_t out,
                bool with_bias) {
-  const auto w = weights.take_linear(prefix + "/weight", in, out);
+  auto w = weights.take_linear(prefix + "/weight", in, out);
   Tensor bias;
   if (with_bias) bias = weights.take(prefix + "/bias", {out});
-  matmul_ = ops::PackedMatmul(w.weight, w.layout, with_bias ? &bias : nullptr,
+  matmul_ = ops::PackedMatmul(std::move(w.weight), w.layout, with_bias ? &bias : nullptr,
                               weights.linear_precision());
-  weights.release(prefix + "/weight");
 }
 
-Linear::Linear(const Tensor& weight, ops::WeightLayout layout, const Tensor* bias,
+Linear::Linear(Tensor weight, ops::WeightLayout layout, const Tensor* bias,
                ops::Precision precision)
-    : matmul_(weight, layout, bias, precision) {}
+    : matmul_(std::move(weight), layout, bias, precision) {}
 
 Linear Linear::concatenated(WeightStore& weights, const std::vector<std::string>& prefixes,
                             dim_t in, dim_t out) {
@@ -40,9 +39,8 @@ Linear Linear::concatenated(WeightStore& weights, const std::vector<std::string>
         for (dim_t c = 0; c < out; ++c) row[c] = src[c * in + r];
     }
     std::copy_n(part_bias.data<float>(), out, bias.data<float>() + p * out);
-    weights.release(prefix + "/weight");
-  }
-  return Linear(weight, ops::WeightLayout::in_out, &bias, weights.linear_precision());
+  }  // each part's tensor is freed here, once copied
+  return Linear(std::move(weight), ops::WeightLayout::in_out, &bias, weights.linear_precision());
 }
 
 }  // namespace s2s::layers

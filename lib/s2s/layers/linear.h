@@ -13,10 +13,11 @@ class Linear {
  public:
   Linear() = default;
   // Takes `<prefix>/weight` [in, out] and, if with_bias, `<prefix>/bias` [out] from the store,
-  // packs them in the store's linear_precision() and releases the store's copy of the weight.
+  // packs them in the store's linear_precision(); the store keeps no copy of the weight.
   Linear(WeightStore& weights, const std::string& prefix, dim_t in, dim_t out, bool with_bias = true);
-  // From an explicit weight (e.g. a tied embedding [V, D] used as the output layer, out_in).
-  Linear(const Tensor& weight, ops::WeightLayout layout, const Tensor* bias,
+  // From an explicit weight (e.g. a view of a tied embedding [V, D] used as the output layer,
+  // out_in). An owned weight may become the packed one (ops::PackedMatmul).
+  Linear(Tensor weight, ops::WeightLayout layout, const Tensor* bias,
          ops::Precision precision = ops::Precision::f32);
   // Several layers of the same input side by side, as one product: y = x · [W1 W2 ...] + [b1 b2 ...]
   // (e.g. the Q, K and V projections of self-attention: one [in, 3·out] matmul per call instead

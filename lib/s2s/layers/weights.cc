@@ -51,15 +51,13 @@ Tensor WeightStore::take(const std::string& name, const Shape& expected) {
 }
 
 WeightStore::Linear WeightStore::take_linear(const std::string& name, dim_t in, dim_t out) {
-  const ops::WeightLayout layout = find(name).layout;
-  const Shape expected = layout == ops::WeightLayout::in_out ? Shape{in, out} : Shape{out, in};
-  return Linear{take(name, expected), layout};
-}
-
-void WeightStore::release(const std::string& name) {
-  if (aliases_.count(name)) return;
   Entry& e = find(name);
-  if (e.aliases == 0) e.tensor = Tensor();
+  const Shape expected = e.layout == ops::WeightLayout::in_out ? Shape{in, out} : Shape{out, in};
+  Tensor view = take(name, expected);
+  if (aliases_.count(name) || e.aliases > 0) return Linear{std::move(view), e.layout};
+  Linear taken{std::move(e.tensor), e.layout};
+  e.tensor = Tensor();  // a moved-from Tensor keeps its data pointer: nothing may see it
+  return taken;
 }
 
 std::vector<std::string> WeightStore::untaken() const {

@@ -41,18 +41,18 @@ class WeightStore {
   Tensor take(const std::string& name, const Shape& expected);
 
   struct Linear {
-    Tensor weight;  // view, stored in `layout`
+    Tensor weight;  // stored in `layout`: the tensor itself, or a view when it is tied (below)
     ops::WeightLayout layout;
   };
-  // A linear weight of logical shape [in, out], stored in either layout.
+  // A linear weight of logical shape [in, out], stored in either layout. The store hands the
+  // tensor itself over (keeping nothing of it) unless another name refers to it; then a view.
+  // A linear layer packs its weight, and float32 packing can keep the given buffer as it is.
   Linear take_linear(const std::string& name, dim_t in, dim_t out);
 
   // The precision linear layers pack their weights in (set by the Model before it builds them).
   void set_linear_precision(ops::Precision p) { linear_precision_ = p; }
   ops::Precision linear_precision() const { return linear_precision_; }
 
-  // Frees a weight's storage once it has been packed elsewhere (no-op if it is aliased).
-  void release(const std::string& name);
 
   // Names (in the file) that nothing has taken: extra tensors.
   std::vector<std::string> untaken() const;

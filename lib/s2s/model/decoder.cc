@@ -39,7 +39,7 @@ Decoder::Decoder(layers::WeightStore& weights, const ModelConfig& config, Tensor
   Tensor bias;
   if (config.output_bias) bias = weights.take("decoder/output/bias", {config.target_vocab_size});
   if (config.tied_output)
-    output_ = layers::Linear(embedding_.table(), ops::WeightLayout::out_in,
+    output_ = layers::Linear(embedding_.table().view(), ops::WeightLayout::out_in,
                              config.output_bias ? &bias : nullptr, weights.linear_precision());
   else
     output_ = layers::Linear(weights, "decoder/output", d, config.target_vocab_size,

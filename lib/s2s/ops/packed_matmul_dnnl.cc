@@ -116,7 +116,7 @@ struct PackedMatmul::Impl {
   memory::data_type x_type = memory::data_type::f32;  // of x as the primitive takes it
   std::int32_t x_offset = 0;  // int8: added to the quantized x (128 makes it u8, see below)
   bool fixed_rows = false;    // one primitive per row bucket (brgemm), else a runtime row count
-  std::shared_ptr<void> weight_buffer;  // holds `weights` (aligned_buffer: huge pages)
+  std::shared_ptr<void> weight_buffer;  // holds `weights`: an aligned_buffer, or the given Tensor
   memory weights;                       // [K, N] in the primitives' layout and type
   memory bias;                          // f32 [1, N] for float32 and bf16; null: no bias
   std::vector<float> bias_values;       // int8: the bias, added after the scales
@@ -296,6 +296,16 @@ std::string shape_key(const memory::desc& weights, memory::data_type x_type,
 
 PackedMatmul::PackedMatmul(const Tensor& weight, WeightLayout layout, const Tensor* bias,
                            Precision precision) {
+  build(weight, layout, bias, precision, nullptr);
+}
+
+PackedMatmul::PackedMatmul(Tensor&& weight, WeightLayout layout, const Tensor* bias,
+                           Precision precision) {
+  build(weight, layout, bias, precision, weight.owns_buffer() ? &weight : nullptr);
+}
+
+void PackedMatmul::build(const Tensor& weight, WeightLayout layout, const Tensor* bias,
+                         Precision precision, Tensor* adoptable) {
   if (const std::string reason = unsupported_reason(precision); !reason.empty())
     throw UsageError(reason);
   share_cores();  // packing runs parallel regions: the load, too, leaves busy cores alone
@@ -348,18 +358,24 @@ PackedMatmul::PackedMatmul(const Tensor& weight, WeightLayout layout, const Tens
     impl->column_scales =
         quantize_weight(weight.data<float>(), layout, k, n, quantized.data(), levels);
   }
-  impl->weight_buffer = aligned_buffer(packed_md.get_size());
-  impl->weights = memory(packed_md, backend::engine(), impl->weight_buffer.get());
   // The weight as given, seen as [K, N]: row-major for in_out, column-major ([N, K] rows) for
   // out_in; int8 weights were quantized above in the same layout.
   const memory::desc stored_md({k, n}, int8 ? type : f32,
                                layout == WeightLayout::in_out ? tag::ab : tag::ba);
   void* stored_data = int8 ? static_cast<void*>(quantized.data()) : const_cast<void*>(weight.raw());
-  memory stored(stored_md, backend::engine(), stored_data);
-  if (!int8 || !pack_int8_with_compensation(packed_md, stored, quantized.data(), layout, k, n,
-                                            impl->weight_buffer.get())) {
-    dnnl::reorder(stored, impl->weights).execute(backend::stream(), stored, impl->weights);
-    backend::stream().wait();
+  // An owned tensor is contiguous and 64-byte aligned (tensor.h): oneDNN can read it as it is.
+  if (adoptable && !int8 && stored_md == packed_md) {
+    impl->weight_buffer = std::make_shared<Tensor>(std::move(*adoptable));
+    impl->weights = memory(packed_md, backend::engine(), stored_data);
+  } else {
+    impl->weight_buffer = aligned_buffer(packed_md.get_size());
+    impl->weights = memory(packed_md, backend::engine(), impl->weight_buffer.get());
+    memory stored(stored_md, backend::engine(), stored_data);
+    if (!int8 || !pack_int8_with_compensation(packed_md, stored, quantized.data(), layout, k, n,
+                                              impl->weight_buffer.get())) {
+      dnnl::reorder(stored, impl->weights).execute(backend::stream(), stored, impl->weights);
+      backend::stream().wait();
+    }
   }
   if (bias) {
     if (int8) {
@@ -372,6 +388,10 @@ PackedMatmul::PackedMatmul(const Tensor& weight, WeightLayout layout, const Tens
   impl_ = std::move(impl);
   in_ = k;
   out_ = n;
+}
+
+const void* PackedMatmul::weight_data() const {
+  return impl_ ? impl_->weights.get_data_handle() : nullptr;
 }
 
 void PackedMatmul::operator()(const Tensor& x, Tensor& y, float* row_max) const {
