@@ -9,8 +9,9 @@
 // split: its two sides must stay aligned), or is an error with --long-lines fail.
 //
 // Pairs are read in windows that grow from one batch to --maxi-batch pairs, counted from the
-// input's first line (pipeline/windows.h), so that a run resumed with --resume (a journal as
-// translate's, app/resume.h) forms the same batches and writes the same bytes as one whole run.
+// input's first line (pipeline/windows.h; a file of at most --maxi-batch pairs is one window),
+// so that a run resumed with --resume (a journal as translate's, app/resume.h) forms the same
+// batches and writes the same bytes as one whole run.
 #include <csignal>
 #include <cstdio>
 #include <memory>
@@ -156,9 +157,15 @@ void run_score(const ScoreArgs& args, const Context& context) {
   const File input(args.nbest.empty() ? args.input : args.nbest, false);
   // Windows grow from one batch to --maxi-batch pairs, counted from the input's first line: the
   // first scores come out after one batch, a stop loses at most the window in progress, and
-  // shards and resumed runs batch as one whole run.
-  const pipeline::WindowSchedule windows(static_cast<std::size_t>(s.score.batch_size),
-                                         static_cast<std::size_t>(s.maxi_batch));
+  // shards and resumed runs batch as one whole run. A file of at most --maxi-batch pairs is one
+  // window (pipeline/windows.h), as in translate: its batches are sorted all together.
+  const bool parallel_files = args.nbest.empty() && !args.source.empty();
+  const std::optional<File> source_file =
+      parallel_files ? std::optional<File>(std::in_place, args.source, false) : std::nullopt;
+  const pipeline::WindowSchedule windows = pipeline::WindowSchedule::for_input(
+      parallel_files ? source_file->fd() : input.fd(),
+      parallel_files ? args.source : args.nbest.empty() ? args.input : args.nbest,
+      static_cast<std::size_t>(s.score.batch_size), static_cast<std::size_t>(s.maxi_batch));
   // A resumed run reads a byte range of the input: the shard's, or the whole file's.
   const pipeline::Shard whole;
   const pipeline::Shard* cut = shard ? &*shard : args.resume ? &whole : nullptr;

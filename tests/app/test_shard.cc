@@ -235,6 +235,25 @@ TEST_CASE("score shards concatenated equal the whole run", "[cli]") {
                        warned) == reference.out);
     }
   }
+  // With the default --maxi-batch a file of 41 pairs is one window (windows.h), so one of two
+  // shards holds all of it and the other nothing, for every input of score.
+  for (const std::string& input :
+       {" -i " + quoted(tsv_file),
+        " --source " + quoted(source_file) + " --target " + quoted(target_file)}) {
+    const std::string named = input.find("--source") != std::string::npos ? "src.en" : "pairs.tsv";
+    const std::string plain = "score " + model_arg() + " --max-length 200" + input;
+    const auto whole = test::run_s2s(plain);
+    REQUIRE(whole.exit_code == 0);
+    std::vector<std::string> halves, warned;
+    for (std::size_t k = 0; k < 2; ++k) {
+      const auto shard = test::run_s2s(plain + " -o " + quoted(out_dir) + " --shard " +
+                                       std::to_string(k) + "/2");
+      INFO(input << " shard " << k << ": " << shard.err);
+      REQUIRE(shard.exit_code == 0);
+      halves.push_back(test::read_file(out_dir + "/" + named + "." + shard_name(k, 2)));
+    }
+    CHECK(halves == std::vector<std::string>{"", whole.out});
+  }
   // A target file without the shard's lines is an error naming both files, before any score.
   const std::string short_target = dir.write("short.de", "a\nb\n");
   const auto r = test::run_s2s(score + " --source " + quoted(source_file) + " --target " +
