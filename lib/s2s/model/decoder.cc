@@ -161,7 +161,7 @@ void Decoder::keep_alignment_rows(const Layer& layer, DecoderState& state) const
 
 void Decoder::forward_all(const EncoderOutput& encoded, const Tensor& target,
                           Tensor& logits) const {
-  Tensor x;
+  thread_local Tensor x;  // per thread across batches, as forward_layers' scratch
   forward_layers(encoded, target, x);
   output(x, logits);
 }
@@ -169,7 +169,7 @@ void Decoder::forward_all(const EncoderOutput& encoded, const Tensor& target,
 void Decoder::target_log_probs(const EncoderOutput& encoded, const Tensor& target,
                                Tensor& log_probs, Tensor* alignment) const {
   if (alignment != nullptr) check_alignment();
-  Tensor x;
+  thread_local Tensor x;  // per thread across batches, as forward_layers' scratch
   forward_layers(encoded, target, x, alignment);
   if (has_final_norm_) final_norm_(x, x);
   const dim_t rows = target.numel();
@@ -179,7 +179,7 @@ void Decoder::target_log_probs(const EncoderOutput& encoded, const Tensor& targe
   float* out = log_probs.data<float>();
   // A few rows at a time: the [rows, V] log-softmax of a whole batch would not fit in memory.
   constexpr dim_t kRowsPerChunk = 64;
-  Tensor logits, chunk_log_probs;
+  thread_local Tensor logits, chunk_log_probs;
   for (dim_t first = 0; first < rows; first += kRowsPerChunk) {
     const dim_t last = std::min(rows, first + kRowsPerChunk);
     output_(flat.slice(0, first, last), logits);
@@ -206,9 +206,12 @@ void Decoder::forward_layers(const EncoderOutput& encoded, const Tensor& target,
   for (dim_t b = 0; b < batch; ++b)
     for (dim_t t = 0; t < steps; ++t) in[b * steps + t] = t == 0 ? start_id_ : gold[b * steps + t - 1];
 
-  LayerScratch s;
+  // Kept per thread across batches, as the encoder's scratch (encoder.cc): allocated afresh for
+  // every batch, these buffers (several MB each when scoring) were mapped and page-faulted in
+  // again for each one (bench/NOTES.md, "score").
+  thread_local LayerScratch s;
   embedding_(inputs, 0, s.embedding, x);
-  Tensor causal, cross_visible, cross_keys, cross_values;
+  thread_local Tensor causal, cross_visible, cross_keys, cross_values;
   layers::causal_counts(batch, heads_, steps, causal);
   layers::padding_counts(encoded.lengths, heads_, steps, cross_visible);
   for (std::size_t i = 0; i < layers_.size(); ++i) {

@@ -33,7 +33,12 @@ std::vector<PairScore> Scorer::score(const std::vector<std::pair<std::string, st
   rules.normalize = options_.normalize;
   const batch::BatchLimits limits{options_.batch_size, options_.batch_tokens};
   Tensor log_probs, alignment;
-  for (const std::vector<std::size_t>& members : batch::make_batches(lengths, limits)) {
+  // Longest batches first, as Translator does: the per-thread buffers of the encoder and decoder
+  // then reach their size at once instead of growing (and being faulted in again) batch after
+  // batch. The batches themselves, and so every score, are the same in any order.
+  std::vector<std::vector<std::size_t>> batches = batch::make_batches(lengths, limits);
+  std::reverse(batches.begin(), batches.end());
+  for (const std::vector<std::size_t>& members : batches) {
     if (stop != nullptr && stop->load(std::memory_order_relaxed)) return {};
     std::vector<std::vector<std::int32_t>> src, tgt;
     for (std::size_t m : members) {
