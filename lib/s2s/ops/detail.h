@@ -45,6 +45,16 @@ void check_contiguous(const Tensor& t, const char* what);
 dim_t batch_count(const Tensor& t, int batch_rank);
 dim_t batch_offset(const Tensor& t, int batch_rank, dim_t index);
 
+// --- float32 one-row product over brgemm's weight layout (panel_gemv.cc) -----------------------
+
+// oneDNN's BA16a64b layout of a [K, N] weight: panels of 64 columns, in column order, each a
+// row-major [K rounded up to 16, 64] block (padding zero). brgemm's float32 weights use it.
+constexpr dim_t kPanelColumns = 64;
+constexpr dim_t kPanelDepth = 16;
+// y[c] = Σ_i x[i]·W[i, c] (+ bias[c]) for one row x[K], on AVX-512 CPUs only (where brgemm runs).
+void panel_gemv(const float* x, const float* weights, dim_t k, dim_t n, const float* bias,
+                float* y);
+
 // --- per-op checks (in each op's .cc); each returns false when there is nothing to compute ----
 
 bool prepare_matmul(const Tensor& a, const Tensor& b, Tensor& c, const MatmulOptions& options);

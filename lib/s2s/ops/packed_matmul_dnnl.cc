@@ -3,14 +3,16 @@
 // The weight is converted (bf16) or quantized (int8) and reordered once, here, into the layout
 // oneDNN prefers; each call only wraps y, and x too in float32 (bf16 and int8 first convert x into
 // a per-thread buffer). Two ways to run the product, chosen at load:
-// - Fixed rows (bf16 and int8 where oneDNN has brgemm: AVX-512). oneDNN 2.6 only uses its brgemm
-//   kernels for a matmul whose row count is fixed at creation; with a runtime row count it falls
-//   back to `gemm:jit`, which was 1.3x slower at 32 rows in int8 and 2-4x below 8 rows (alone, one
-//   thread, bench/NOTES.md "fixed rows"). So there is one primitive per row bucket (row_bucket),
-//   all over the same blocked weights; x is padded to the bucket, y written through a per-thread
-//   buffer when padded, and more than kMaxFixedRows rows are run in pieces.
-// - A runtime row count (float32, where brgemm gained little and lost 2x at one row, and CPUs
-//   without brgemm): one primitive for every row count.
+// - Fixed rows (where oneDNN has brgemm: AVX-512). oneDNN 2.6 only uses its brgemm kernels for a
+//   matmul whose row count is fixed at creation; with a runtime row count it falls back to
+//   `gemm:jit`, which was 1.3x slower at 32 rows in int8 and 2-4x below 8 rows, and in float32
+//   1.25x slower for the base model's output layer at 32 rows, where it repacks the weight at
+//   every call (alone, one thread, bench/NOTES.md "fixed rows" and "float32 on brgemm"). So
+//   there is one primitive per row bucket (row_bucket), all over the same blocked weights; x is
+//   padded to the bucket through a per-thread buffer, y written through one when padded, and
+//   more than kMaxFixedRows rows are run in pieces. One float32 row is not run by brgemm (2x
+//   slower than gemm there) but by panel_gemv (detail.h), a stream over the blocked weights.
+// - A runtime row count (CPUs without brgemm): one primitive for every row count.
 // Primitives depend only on the weight's shape and types, not its values, so PackedMatmuls of the
 // same shape share them (registry below): every brgemm primitive keeps its own JIT code (~60 KB).
 //
@@ -116,6 +118,7 @@ struct PackedMatmul::Impl {
   memory::data_type x_type = memory::data_type::f32;  // of x as the primitive takes it
   std::int32_t x_offset = 0;  // int8: added to the quantized x (128 makes it u8, see below)
   bool fixed_rows = false;    // one primitive per row bucket (brgemm), else a runtime row count
+  bool panel_gemv = false;    // float32 weights in BA16a64b: one row runs detail::panel_gemv
   std::shared_ptr<void> weight_buffer;  // holds `weights`: an aligned_buffer, or the given Tensor
   memory weights;                       // [K, N] in the primitives' layout and type
   memory bias;                          // f32 [1, N] for float32 and bf16; null: no bias
@@ -340,12 +343,15 @@ void PackedMatmul::build(const Tensor& weight, WeightLayout layout, const Tensor
   impl->x_offset = unsigned_x ? 128 : 0;
   // Fixed rows where oneDNN has brgemm for this product (a 32-row primitive asked for tells).
   std::optional<dnnl::matmul::primitive_desc> pd;
-  if (precision != Precision::f32 && !g_runtime_rows_only.load(std::memory_order_relaxed)) {
+  if (!g_runtime_rows_only.load(std::memory_order_relaxed)) {
     pd = pd_for(32, any_md);
     impl->fixed_rows = std::string(pd->impl_info_str()).rfind("brg", 0) == 0;
   }
   if (!impl->fixed_rows) pd = pd_for(DNNL_RUNTIME_DIM_VAL, any_md);
   const memory::desc packed_md = pd->weights_desc();
+  impl->panel_gemv = impl->fixed_rows && precision == Precision::f32 &&
+                     cpu_has(dnnl_cpu_isa_avx512_core) &&
+                     packed_md == memory::desc({k, n}, f32, tag::BA16a64b);
   impl->make_pd = [=, fixed = impl->fixed_rows](dim_t rows) {
     return pd_for(fixed ? rows : DNNL_RUNTIME_DIM_VAL, packed_md);
   };
@@ -400,8 +406,18 @@ void PackedMatmul::operator()(const Tensor& x, Tensor& y, float* row_max) const 
   const Impl& impl = *impl_;
   const dim_t k = in_;
   const dim_t n = out_;
-  // Per thread, growing: x converted (bf16) or quantized (int8) and padded to the bucket, int8's
-  // row scales, and the product of a padded piece before its rows are copied (or scaled) into y.
+  // A fixed-row primitive writes its whole bucket. An owned y gets room for the last piece's
+  // padding rows (capacity, not shape), so that the product goes straight into y: copying it
+  // there from a padded buffer was a pass over every float32 logit of most beam-search steps.
+  const bool y_has_room = impl.fixed_rows && y.owns_buffer();
+  if (y_has_room) {
+    const dim_t last = (rows - 1) % kMaxFixedRows + 1;
+    y.reserve(static_cast<std::size_t>((rows - last + row_bucket(last)) * n) * sizeof(float));
+  }
+  // Per thread, growing: x padded to the bucket (float32), converted (bf16) or quantized (int8);
+  // int8's row scales; a padded piece's product before its rows are copied (or scaled) into a y
+  // without room.
+  thread_local std::vector<float> x_f32;
   thread_local std::vector<std::uint16_t> x_bf16;
   thread_local std::vector<std::uint8_t> x_q;
   thread_local std::vector<float> x_scales;
@@ -418,10 +434,22 @@ void PackedMatmul::operator()(const Tensor& x, Tensor& y, float* row_max) const 
     const dim_t count = std::min(piece, rows - first);
     const dim_t bucket = impl.fixed_rows ? row_bucket(count) : count;
     const float* x_piece = x_all + first * k;
+    float* y_piece = y_all + first * n;
+    if (count == 1 && impl.panel_gemv) {
+      const float* bias = impl.bias ? static_cast<const float*>(impl.bias.get_data_handle()) : nullptr;
+      detail::panel_gemv(x_piece, static_cast<const float*>(impl.weights.get_data_handle()), k, n,
+                         bias, y_piece);
+      continue;
+    }
     const memory::desc x_md({bucket, k}, impl.x_type, tag::ab);
     memory x_mem;
     switch (impl.precision) {
       case Precision::f32:
+        if (bucket > count) {  // the primitive reads `bucket` rows: x has only `count`
+          grow(x_f32, bucket * k);
+          std::memcpy(x_f32.data(), x_piece, static_cast<std::size_t>(count * k) * sizeof(float));
+          x_piece = x_f32.data();
+        }
         x_mem = memory(x_md, backend::engine(), const_cast<float*>(x_piece));
         break;
       case Precision::bf16: {
@@ -441,9 +469,8 @@ void PackedMatmul::operator()(const Tensor& x, Tensor& y, float* row_max) const 
     }
     // Rows beyond `count` (the bucket's padding) hold whatever an earlier call left: finite
     // values whose products are never read.
-    float* y_piece = y_all + first * n;
     float* product = y_piece;
-    if (bucket > count) {
+    if (bucket > count && !y_has_room) {
       grow(padded_y, bucket * n);
       product = padded_y.data();
     }
