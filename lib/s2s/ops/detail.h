@@ -51,9 +51,12 @@ dim_t batch_offset(const Tensor& t, int batch_rank, dim_t index);
 // row-major [K rounded up to 16, 64] block (padding zero). brgemm's float32 weights use it.
 constexpr dim_t kPanelColumns = 64;
 constexpr dim_t kPanelDepth = 16;
-// y[c] = Σ_i x[i]·W[i, c] (+ bias[c]) for one row x[K], on AVX-512 CPUs only (where brgemm runs).
-void panel_gemv(const float* x, const float* weights, dim_t k, dim_t n, const float* bias,
-                float* y);
+// Rows at most this many go to panel_gemv rather than brgemm (PackedMatmul).
+constexpr dim_t kPanelRows = 8;
+// y[r, c] = Σ_i x[r, i]·W[i, c] (+ bias[c]) for `rows` rows of x [rows, K] into y [rows, N], on
+// AVX-512 CPUs only (where brgemm runs).
+void panel_gemv(const float* x, dim_t rows, const float* weights, dim_t k, dim_t n,
+                const float* bias, float* y);
 
 // --- per-op checks (in each op's .cc); each returns false when there is nothing to compute ----
 

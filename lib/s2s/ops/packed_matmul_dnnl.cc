@@ -435,10 +435,10 @@ void PackedMatmul::operator()(const Tensor& x, Tensor& y, float* row_max) const 
     const dim_t bucket = impl.fixed_rows ? row_bucket(count) : count;
     const float* x_piece = x_all + first * k;
     float* y_piece = y_all + first * n;
-    if (count == 1 && impl.panel_gemv) {
+    if (count <= detail::kPanelRows && impl.panel_gemv) {
       const float* bias = impl.bias ? static_cast<const float*>(impl.bias.get_data_handle()) : nullptr;
-      detail::panel_gemv(x_piece, static_cast<const float*>(impl.weights.get_data_handle()), k, n,
-                         bias, y_piece);
+      detail::panel_gemv(x_piece, count, static_cast<const float*>(impl.weights.get_data_handle()),
+                         k, n, bias, y_piece);
       continue;
     }
     const memory::desc x_md({bucket, k}, impl.x_type, tag::ab);
