@@ -53,7 +53,6 @@ class WeightStore {
   void set_linear_precision(ops::Precision p) { linear_precision_ = p; }
   ops::Precision linear_precision() const { return linear_precision_; }
 
-
   // Names (in the file) that nothing has taken: extra tensors.
   std::vector<std::string> untaken() const;
   // Elements of all weights, tied ones counted once.

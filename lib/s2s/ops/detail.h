@@ -45,7 +45,7 @@ void check_contiguous(const Tensor& t, const char* what);
 dim_t batch_count(const Tensor& t, int batch_rank);
 dim_t batch_offset(const Tensor& t, int batch_rank, dim_t index);
 
-// --- float32 one-row product over brgemm's weight layout (panel_gemv.cc) -----------------------
+// --- float32 products of a few rows over brgemm's weight layout (panel_gemv.cc) -------------
 
 // oneDNN's BA16a64b layout of a [K, N] weight: panels of 64 columns, in column order, each a
 // row-major [K rounded up to 16, 64] block (padding zero). brgemm's float32 weights use it.

@@ -24,9 +24,10 @@ class PackedMatmul {
   PackedMatmul(const Tensor& weight, WeightLayout layout, const Tensor* bias,
                Precision precision = Precision::f32);
   // The same, but a weight that owns its buffer is kept as the packed weight when the layout
-  // oneDNN chose is the one it is stored in (float32, in_out, on CPUs where that is plain
-  // row-major): no copy and no second buffer. A model's load then touches 240 MB less fresh
-  // memory (Transformer-base), which costs up to 4.4 ms per 2 MB on a VM (bench/NOTES.md).
+  // oneDNN chose is the one it is stored in (float32 in_out on CPUs without brgemm, whose
+  // products take plain row-major weights): no copy and no second buffer. A Transformer-base
+  // load then touches 175 MB less fresh memory, which costs up to 4.4 ms per 2 MB on a VM
+  // (bench/NOTES.md).
   PackedMatmul(Tensor&& weight, WeightLayout layout, const Tensor* bias,
                Precision precision = Precision::f32);
 

@@ -10,8 +10,9 @@
 //   every call (alone, one thread, bench/NOTES.md "fixed rows" and "float32 on brgemm"). So
 //   there is one primitive per row bucket (row_bucket), all over the same blocked weights; x is
 //   padded to the bucket through a per-thread buffer, y written through one when padded, and
-//   more than kMaxFixedRows rows are run in pieces. One float32 row is not run by brgemm (2x
-//   slower than gemm there) but by panel_gemv (detail.h), a stream over the blocked weights.
+//   more than kMaxFixedRows rows are run in pieces. Up to 8 float32 rows are not run by brgemm
+//   (at one row 2x slower than gemm) but by panel_gemv (detail.h), a stream over the blocked
+//   weights: the base model's output layer at 1-8 rows costs what one row does.
 // - A runtime row count (CPUs without brgemm): one primitive for every row count.
 // Primitives depend only on the weight's shape and types, not its values, so PackedMatmuls of the
 // same shape share them (registry below): every brgemm primitive keeps its own JIT code (~60 KB).
@@ -26,6 +27,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -118,7 +120,7 @@ struct PackedMatmul::Impl {
   memory::data_type x_type = memory::data_type::f32;  // of x as the primitive takes it
   std::int32_t x_offset = 0;  // int8: added to the quantized x (128 makes it u8, see below)
   bool fixed_rows = false;    // one primitive per row bucket (brgemm), else a runtime row count
-  bool panel_gemv = false;    // float32 weights in BA16a64b: one row runs detail::panel_gemv
+  bool panel_gemv = false;    // float32 in BA16a64b: up to kPanelRows rows run panel_gemv
   std::shared_ptr<void> weight_buffer;  // holds `weights`: an aligned_buffer, or the given Tensor
   memory weights;                       // [K, N] in the primitives' layout and type
   memory bias;                          // f32 [1, N] for float32 and bf16; null: no bias
@@ -409,7 +411,11 @@ void PackedMatmul::operator()(const Tensor& x, Tensor& y, float* row_max) const 
   // A fixed-row primitive writes its whole bucket. An owned y gets room for the last piece's
   // padding rows (capacity, not shape), so that the product goes straight into y: copying it
   // there from a padded buffer was a pass over every float32 logit of most beam-search steps.
-  const bool y_has_room = impl.fixed_rows && y.owns_buffer();
+  // (Not when x lies in y's buffer: growing y would free it.)
+  const auto x_at = reinterpret_cast<std::uintptr_t>(x.raw());
+  const auto y_at = reinterpret_cast<std::uintptr_t>(y.raw());
+  const bool x_in_y = x_at >= y_at && x_at - y_at < y.capacity();
+  const bool y_has_room = impl.fixed_rows && y.owns_buffer() && !x_in_y;
   if (y_has_room) {
     const dim_t last = (rows - 1) % kMaxFixedRows + 1;
     y.reserve(static_cast<std::size_t>((rows - last + row_bucket(last)) * n) * sizeof(float));
