@@ -163,8 +163,7 @@ void run_score(const ScoreArgs& args, const Context& context) {
   const std::optional<File> source_file =
       parallel_files ? std::optional<File>(std::in_place, args.source, false) : std::nullopt;
   const pipeline::WindowSchedule windows = pipeline::WindowSchedule::for_input(
-      parallel_files ? source_file->fd() : input.fd(),
-      parallel_files ? args.source : args.nbest.empty() ? args.input : args.nbest,
+      parallel_files ? source_file->fd() : input.fd(), sharded_file(args),
       static_cast<std::size_t>(s.score.batch_size), static_cast<std::size_t>(s.maxi_batch));
   // A resumed run reads a byte range of the input: the shard's, or the whole file's.
   const pipeline::Shard whole;
