@@ -1,5 +1,6 @@
 // step_attention: the fused kernel against the reference (in double), and against the chain of
 // general ops it replaces in the decoder (split heads, Q·Kᵀ, masked softmax, P·V, merge heads).
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -31,6 +32,11 @@ const Case kCases[] = {
     {5, 5, 3, 9, 9, 7, Map::none, true},        // odd head size
     {6, 8, 2, 12, 16, 8, Map::per_key, false},  // beam histories through a position-major cache
     {40, 48, 8, 70, 96, 64, Map::per_key, true},  // the same, parallel
+    // Head sizes and counts that the AVX-512 kernel splits into groups of 8, 4, 2 and 1 heads.
+    {3, 4, 6, 9, 12, 32, Map::per_key, true},     // a few rows: one head per work item
+    {10, 12, 11, 13, 16, 32, Map::per_key, false},  // 8 + 2 + 1 heads of 32
+    {16, 16, 6, 33, 40, 64, Map::none, true},     // 4 + 2 heads of 64
+    {12, 4, 5, 20, 24, 128, Map::per_row, true},  // 2 + 2 + 1 heads of 128
 };
 
 // Per-row counts from 0 to past L, with 0 and L + 3 forced into the first rows.
@@ -43,48 +49,102 @@ Tensor counts_for(const Case& c, unsigned seed) {
 
 }  // namespace
 
-TEST_CASE("step_attention matches the reference", "[ops]") {
-  unsigned seed = 100;
-  for (const Case& c : kCases) {
-    INFO("rows " << c.rows << " caches " << c.caches << " heads " << c.heads << " keys " << c.keys
-                 << " head_dim " << c.head_dim);
+namespace {
+
+// One case's inputs, the caches stored as `cache_type` (the int8 and bfloat16 precisions keep
+// them in bfloat16). Not copyable: `rows` points into it.
+struct Inputs {
+  Tensor projected, queries, stored_keys, stored_values, keys, values, per_row, per_key, visible;
+  ops::StepAttentionRows rows;
+  float scale;
+
+  Inputs(const Case& c, DataType cache_type, unsigned seed) {
     const dim_t d = c.heads * c.head_dim;
     // Queries as a column slice of a fused projection [R, 3D], as the decoder passes them.
-    const Tensor projected = test::random_tensor({c.rows, 3 * d}, seed++, -2.0f, 2.0f);
-    const Tensor queries = projected.slice(1, 0, d);
+    projected = test::random_tensor({c.rows, 3 * d}, seed++, -2.0f, 2.0f);
+    queries = projected.slice(1, 0, d);
     // Caches [N, H, L, Dh] as a view of [N, H, capacity, Dh]; per key: a view of the decoder's
     // position-major [capacity, N, H, Dh].
     const Shape cache_shape = c.map == Map::per_key
                                   ? Shape{c.capacity, c.caches, c.heads, c.head_dim}
                                   : Shape{c.caches, c.heads, c.capacity, c.head_dim};
-    const Tensor key_cache = test::random_tensor(cache_shape, seed++);
-    const Tensor value_cache = test::random_tensor(cache_shape, seed++);
+    ops::convert(test::random_tensor(cache_shape, seed++), cache_type, stored_keys);
+    ops::convert(test::random_tensor(cache_shape, seed++), cache_type, stored_values);
     const auto usable = [&](const Tensor& cache) {
       return c.map == Map::per_key ? cache.slice(0, 0, c.keys).permuted({1, 2, 0, 3})
                                    : cache.slice(2, 0, c.keys);
     };
-    // The int8 and bfloat16 precisions keep the caches in bfloat16.
-    const DataType cache_type = GENERATE(DataType::f32, DataType::bf16);
-    INFO("caches " << dtype_name(cache_type));
-    Tensor stored_keys, stored_values;
-    ops::convert(key_cache, cache_type, stored_keys);
-    ops::convert(value_cache, cache_type, stored_values);
-    const Tensor keys = usable(stored_keys), values = usable(stored_values);
+    keys = usable(stored_keys);
+    values = usable(stored_values);
     const auto last_cache = static_cast<std::int32_t>(c.caches - 1);
-    const Tensor per_row = test::random_ids({c.rows}, seed++, 0, last_cache);
-    const Tensor per_key = test::random_ids({c.rows, c.keys + 2}, seed++, 0, last_cache);
-    const Tensor visible = counts_for(c, seed++);
-    ops::StepAttentionRows rows;
+    per_row = test::random_ids({c.rows}, seed++, 0, last_cache);
+    per_key = test::random_ids({c.rows, c.keys + 2}, seed++, 0, last_cache);
+    visible = counts_for(c, seed++);
     if (c.map == Map::per_row) rows.cache_of_row = &per_row;
     if (c.map == Map::per_key) rows.cache_of_key = &per_key;
     if (c.counts) rows.visible = &visible;
-    const float scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
-    Tensor scores, out, ref_scores, expected;
+    scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
+  }
+  Inputs(const Inputs&) = delete;
+  Inputs& operator=(const Inputs&) = delete;
+
+  void attend(Tensor& scores, Tensor& out) const {
     ops::step_attention(queries, keys, values, rows, scale, scores, out);
-    ops::ref::step_attention(queries, keys, values, rows, scale, ref_scores, expected);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("step_attention matches the reference", "[ops]") {
+  unsigned seed = 100;
+  for (const Case& c : kCases) {
+    INFO("rows " << c.rows << " caches " << c.caches << " heads " << c.heads << " keys " << c.keys
+                 << " head_dim " << c.head_dim);
+    const DataType cache_type = GENERATE(DataType::f32, DataType::bf16);
+    INFO("caches " << dtype_name(cache_type));
+    const Inputs in(c, cache_type, seed);
+    seed += 10;
+    Tensor scores, out, ref_scores, expected;
+    in.attend(scores, out);
+    ops::ref::step_attention(in.queries, in.keys, in.values, in.rows, in.scale, ref_scores,
+                             expected);
     S2S_CHECK_CLOSE(out, expected, test::Tolerance::f32_dot);
     if (c.counts) {  // a row that sees no key gets zeros
-      for (dim_t i = 0; i < d; ++i) CHECK(out.data<float>()[i] == 0.0f);
+      for (dim_t i = 0; i < c.heads * c.head_dim; ++i) CHECK(out.data<float>()[i] == 0.0f);
+    }
+  }
+}
+
+// The AVX-512 kernel (head dimensions 32, 64, 128) computes the scores as the portable kernel
+// does, so that the softmax gives the same probabilities; both kernels' outputs match the
+// reference (their value sums round differently where GCC does not fuse the portable one's).
+TEST_CASE("step_attention's AVX-512 kernel gives the portable kernel's probabilities", "[ops]") {
+  if (!__builtin_cpu_supports("avx512f")) WARN("no AVX-512 here: both runs take the portable kernel");
+  unsigned seed = 500;
+  for (const Case& c : kCases) {
+    if (c.head_dim != 32 && c.head_dim != 64 && c.head_dim != 128) continue;
+    INFO("rows " << c.rows << " heads " << c.heads << " keys " << c.keys << " head_dim "
+                 << c.head_dim);
+    const DataType cache_type = GENERATE(DataType::f32, DataType::bf16);
+    INFO("caches " << dtype_name(cache_type));
+    const Inputs in(c, cache_type, seed);
+    seed += 10;
+    Tensor fast_scores, fast, portable_scores, portable, ref_scores, expected;
+    in.attend(fast_scores, fast);
+    ops::set_step_attention_portable(true);
+    in.attend(portable_scores, portable);
+    ops::set_step_attention_portable(false);
+    ops::ref::step_attention(in.queries, in.keys, in.values, in.rows, in.scale, ref_scores,
+                             expected);
+    S2S_CHECK_CLOSE(fast, expected, test::Tolerance::f32_dot);
+    S2S_CHECK_CLOSE(portable, expected, test::Tolerance::f32_dot);
+    for (dim_t r = 0; r < c.rows; ++r) {  // the probabilities of the keys each row sees
+      const dim_t seen = c.counts ? std::min<dim_t>(in.visible.data<std::int32_t>()[r], c.keys) : c.keys;
+      for (dim_t h = 0; h < c.heads; ++h)
+        for (dim_t j = 0; j < seen; ++j) {
+          const dim_t at = (r * c.heads + h) * c.keys + j;
+          REQUIRE(fast_scores.data<float>()[at] == portable_scores.data<float>()[at]);
+        }
     }
   }
 }

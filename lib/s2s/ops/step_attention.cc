@@ -8,6 +8,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -16,6 +17,7 @@
 #include "s2s/core/bfloat16.h"
 #include "s2s/ops/detail.h"
 #include "s2s/ops/flop_counter.h"
+#include "s2s/ops/step_attention_kernels.h"
 #include "s2s/ops/vector_exp.h"
 
 namespace s2s::ops {
@@ -97,21 +99,8 @@ StepAttentionDims prepare_step_attention(const Tensor& queries, const Tensor& ke
 
 namespace {
 
-// The keys (or values) of every row: head h of row r's key j starts at at(r, j) + h·head_stride.
-// T: float, or bfloat16_bits for the bfloat16 caches of the int8 and bfloat16 precisions.
 template <typename T>
-struct Caches {
-  const T* data;
-  std::int64_t row_stride, head_stride, position_stride;  // the [N, H, L, Dh] view's strides
-  const std::int32_t* row_cache;  // cache_of_row, or null
-  const std::int32_t* key_cache;  // cache_of_key, or null
-  std::int64_t key_table_stride;
-
-  const T* at(std::int64_t r, std::int64_t j) const {
-    if (key_cache) return data + j * position_stride + key_cache[r * key_table_stride + j] * row_stride;
-    return data + (row_cache ? row_cache[r] : r) * row_stride + j * position_stride;
-  }
-};
+using Caches = detail::StepCaches<T>;
 
 inline float widen(float x) { return x; }
 inline float widen(bfloat16_bits x) { return bf16_to_float(x); }
@@ -180,6 +169,25 @@ inline __attribute__((always_inline)) void prefetch(const Caches<T>& c, std::int
       __builtin_prefetch(base + h * c.head_stride + i, 0, 3);
 }
 
+// The softmax of each (row, head)'s scores in place, over the keys it sees (none: left alone;
+// its output row is zero). Between the two passes of either kernel.
+inline __attribute__((always_inline)) void softmax_block(const detail::StepAttentionDims& d,
+                                                         const std::int32_t* counts,
+                                                         std::int64_t r0, std::int64_t r1,
+                                                         std::int64_t h0, std::int64_t h1,
+                                                         float* scores) {
+  for (std::int64_t r = r0; r < r1; ++r) {
+    const std::int64_t n = counts ? std::min<std::int64_t>(counts[r], d.keys) : d.keys;
+    for (std::int64_t h = h0; h < h1 && n > 0; ++h) {
+      float* p = scores + (r * d.heads + h) * d.keys;
+      float max = -std::numeric_limits<float>::infinity();
+      for (std::int64_t j = 0; j < n; ++j) max = std::max(max, p[j]);
+      const float inv = static_cast<float>(1.0 / detail::exp_shifted(p, max, n, p));
+      for (std::int64_t j = 0; j < n; ++j) p[j] *= inv;
+    }
+  }
+}
+
 // Rows [r0, r1) × heads [h0, h1): scores q_rh·k_rjh·scale over row r's n_r visible keys, a
 // softmax per (row, head), then Σ_j p_rjh·v_rjh. Keys outermost, then rows, then heads: a key's
 // heads sit side by side in the decoder's caches (one contiguous read, where a loop per head
@@ -212,17 +220,7 @@ inline __attribute__((always_inline)) void attend_block(
       for (std::int64_t h = h0; h < h1; ++h)
         s[h * keys] = dot(qr + h * head_dim, key + h * k.head_stride, head_dim) * scale;
     }
-  for (std::int64_t r = r0; r < r1; ++r) {
-    const std::int64_t n = visible(r);
-    if (n == 0) continue;  // its output stays zero
-    for (std::int64_t h = h0; h < h1; ++h) {
-      float* p = scores + (r * heads + h) * keys;
-      float max = -std::numeric_limits<float>::infinity();
-      for (std::int64_t j = 0; j < n; ++j) max = std::max(max, p[j]);
-      const float inv = static_cast<float>(1.0 / detail::exp_shifted(p, max, n, p));
-      for (std::int64_t j = 0; j < n; ++j) p[j] *= inv;
-    }
-  }
+  softmax_block(d, counts, r0, r1, h0, h1, scores);
   for (std::int64_t j = 0; j < longest; ++j)
     for (std::int64_t r = r0; r < r1; ++r) {
       if (j >= visible(r)) continue;
@@ -253,6 +251,15 @@ S2S_TARGET_CLONES void attend_rows(const detail::StepAttentionDims& d, const flo
   attend_block(d, q, k, v, counts, r0, r1, h0, h1, scale, scores, out);
 }
 
+// The softmax between the AVX-512 kernel's two passes (step_attention_avx512.cc).
+S2S_TARGET_CLONES void softmax_rows(const detail::StepAttentionDims& d, const std::int32_t* counts,
+                                    std::int64_t r0, std::int64_t r1, std::int64_t h0,
+                                    std::int64_t h1, float* scores) {
+  softmax_block(d, counts, r0, r1, h0, h1, scores);
+}
+
+std::atomic<bool> g_portable{false};  // set_step_attention_portable
+
 // Every row, the caches holding T. Work items: with fewer than 8 rows one head of one row, so
 // that a single sentence still keeps every core busy; else, over a position-major cache
 // (cache_of_key), an equal block of rows per thread, which then reads each slab once; else one
@@ -282,16 +289,27 @@ void attend_all(const detail::StepAttentionDims& d, const Tensor& queries, const
   const dim_t rows_per_item = !few && key_cache ? (d.rows + threads - 1) / threads : 1;
   const dim_t row_blocks = (d.rows + rows_per_item - 1) / rows_per_item;
   const dim_t items = row_blocks * (d.heads / heads_per_item);
+  const bool avx512 =
+      detail::step_attention_avx512(d.head_dim) && !g_portable.load(std::memory_order_relaxed);
 #pragma omp parallel for schedule(static) if (parallel)
   for (dim_t item = 0; item < items; ++item) {
     const dim_t r0 = item / (d.heads / heads_per_item) * rows_per_item;
+    const dim_t r1 = std::min(d.rows, r0 + rows_per_item);
     const dim_t h0 = item % (d.heads / heads_per_item) * heads_per_item;
-    attend_rows(d, q, k, v, counts, r0, std::min(d.rows, r0 + rows_per_item), h0,
-                h0 + heads_per_item, scale, s, o);
+    const dim_t h1 = h0 + heads_per_item;
+    if (avx512) {
+      detail::step_scores_avx512(d, q, k, counts, r0, r1, h0, h1, scale, s);
+      softmax_rows(d, counts, r0, r1, h0, h1, s);
+      detail::step_values_avx512(d, v, counts, r0, r1, h0, h1, s, o);
+    } else {
+      attend_rows(d, q, k, v, counts, r0, r1, h0, h1, scale, s, o);
+    }
   }
 }
 
 }  // namespace
+
+void set_step_attention_portable(bool on) { g_portable.store(on, std::memory_order_relaxed); }
 
 void step_attention(const Tensor& queries, const Tensor& keys, const Tensor& values,
                     const StepAttentionRows& rows, float scale, Tensor& scores, Tensor& out) {

@@ -37,6 +37,10 @@ struct StepAttentionRows {
 void step_attention(const Tensor& queries, const Tensor& keys, const Tensor& values,
                     const StepAttentionRows& rows, float scale, Tensor& scores, Tensor& out);
 
+// Tests: while on, step_attention runs its portable kernel even where the AVX-512 one would
+// (step_attention.cc), so that both are compared on one machine.
+void set_step_attention_portable(bool on);
+
 namespace ref {
 void step_attention(const Tensor& queries, const Tensor& keys, const Tensor& values,
                     const StepAttentionRows& rows, float scale, Tensor& scores, Tensor& out);
