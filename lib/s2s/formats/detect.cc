@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "s2s/core/allocator.h"
 #include "s2s/formats/hf_marian.h"
 #include "s2s/formats/marian.h"
 #include "s2s/formats/model_parts.h"
@@ -24,6 +25,8 @@ std::shared_ptr<const model::Model> load_model(const std::string& path, const Sp
   if (!fs::exists(folder, ec)) throw ModelError(path + ": no such model folder");
   if (fs::is_regular_file(folder, ec)) folder = folder.parent_path();
   if (folder.empty()) folder = ".";
+  // Each weight read is freed as its packed copy is made: the next copy reuses its memory.
+  const ReuseFreedBuffers reuse;
   // Each reader describes the model's parts; the Model is built from them in one place.
   if (looks_like_marian(folder)) return assemble_model(read_marian(folder), precision);
   if (looks_like_hf_marian(folder)) return assemble_model(read_hf_marian(folder), precision);
