@@ -1,5 +1,7 @@
 #include "s2s/model/encoder.h"
 
+#include <algorithm>
+
 #include "s2s/layers/mask.h"
 
 namespace s2s::model {
@@ -25,12 +27,41 @@ Encoder::Encoder(layers::WeightStore& weights, const ModelConfig& config, Tensor
     final_norm_ = layers::LayerNorm(weights, "encoder/final_norm", d, config.layer_norm_epsilon);
 }
 
+namespace {
+
+// Sentences go through the layers a group at a time, at most this many positions (padding
+// included) per group: the layer scratch (Q/K/V, attention scores, the feed-forward's hidden
+// layer) is sized for one group, not for the batch. Each sentence's result is the same either way
+// (every op works per position or per sentence). A batch of 32 long sentences (153 positions,
+// table B's first) needed 72 MB of scratch per thread, faulted in afresh by every worker.
+constexpr dim_t kGroupPositions = 2048;
+
+}  // namespace
+
 EncoderOutput Encoder::forward(const Tensor& ids, const std::vector<std::int32_t>& lengths) const {
   S2S_CHECK(ids.rank() == 2 && ids.dim(0) == static_cast<dim_t>(lengths.size()),
             "ids ", to_string(ids.shape()), " for ", lengths.size(), " lengths");
+  const dim_t batch = ids.dim(0), length = ids.dim(1);
+  const dim_t per_group = std::max<dim_t>(1, kGroupPositions / std::max<dim_t>(length, 1));
   EncoderOutput out;
   out.lengths = lengths;
-  Tensor& x = out.memory;
+  if (per_group >= batch) {
+    encode(ids, lengths, out.memory);
+    return out;
+  }
+  thread_local Tensor group_out;
+  for (dim_t first = 0; first < batch; first += per_group) {
+    const dim_t last = std::min(batch, first + per_group);
+    const std::vector<std::int32_t> group_lengths(lengths.begin() + first, lengths.begin() + last);
+    encode(ids.slice(0, first, last), group_lengths, group_out);
+    if (first == 0) out.memory.resize({batch, length, group_out.dim(2)});
+    out.memory.slice(0, first, last).copy_from(group_out);
+  }
+  return out;
+}
+
+void Encoder::encode(const Tensor& ids, const std::vector<std::int32_t>& lengths,
+                     Tensor& x) const {
   // Kept per thread across batches, as the decoder's state is: allocated afresh for every batch,
   // its buffers (tens of MB at batch 32) were mapped and page-faulted in again each time (26,545
   // -> 19,771 faults decoding 200 sentences with the shipped model, bench/NOTES.md). Only `x`
@@ -53,7 +84,6 @@ EncoderOutput Encoder::forward(const Tensor& ids, const std::vector<std::int32_t
     std::swap(x, s.sublayer);
   }
   if (has_final_norm_) final_norm_(x, x);
-  return out;
 }
 
 }  // namespace s2s::model

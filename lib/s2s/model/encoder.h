@@ -28,6 +28,9 @@ class Encoder {
   EncoderOutput forward(const Tensor& ids, const std::vector<std::int32_t>& lengths) const;
 
  private:
+  // forward() for one group of sentences: x [B, S, D] (resized).
+  void encode(const Tensor& ids, const std::vector<std::int32_t>& lengths, Tensor& x) const;
+
   struct Layer {
     layers::Residual self_block;
     layers::MultiHeadAttention self_attention;
