@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ops_test_util.h"
+#include "s2s/core/allocator.h"
 #include "s2s/core/threads.h"
 #include "s2s/ops/matmul.h"
 #include "s2s/ops/packed_matmul.h"
@@ -306,4 +307,41 @@ TEST_CASE("precision names", "[ops]") {
   CHECK(ops::parse_precision("bf16") == ops::Precision::bf16);
   CHECK(ops::parse_precision("i8") == ops::Precision::int8);
   CHECK_FALSE(ops::parse_precision("int4"));
+}
+
+// A model's load packs weights into memory freed by earlier weights (ReuseFreedBuffers), which is
+// not zeroed as a fresh mapping is: the padding of the blocked layouts (K to 16, N to 64) must be
+// written by the packing itself. Here the packed weight lands in a block full of NaN bytes.
+TEST_CASE("PackedMatmul packs correctly into reused memory that holds garbage", "[ops]") {
+  const auto precision = GENERATE(ops::Precision::f32, ops::Precision::bf16, ops::Precision::int8);
+  const bool runtime_rows = GENERATE(false, true);
+  const test::PinnedRuntimeRows pinned_rows(runtime_rows);
+  if (!test::cpu_computes(precision)) return;
+  const dim_t k = 2049, n = 1037;  // neither a multiple of 16 nor of 64: padding everywhere
+  const Tensor weight = test::random_tensor({k, n}, 81);
+  const Tensor x = test::random_tensor({9, k}, 82);
+  Tensor expected;
+  {
+    const ops::PackedMatmul fresh(weight, ops::WeightLayout::in_out, nullptr, precision);
+    fresh(x, expected);
+  }
+  const ReuseFreedBuffers reuse;
+  std::vector<const void*> blocks;
+  {
+    // Blocks of the sizes this weight packs into (int8 ~2.2 MB, bfloat16 ~4.5, float32 ~9,
+    // rounded up to huge pages), filled with NaN bits and freed into the pool.
+    std::vector<std::shared_ptr<void>> dirty;
+    for (std::size_t mb : {4, 4, 6, 6, 10, 10}) {  // two each: temporaries may take one
+      dirty.push_back(aligned_buffer(mb << 20));
+      std::memset(dirty.back().get(), 0xff, mb << 20);
+      blocks.push_back(dirty.back().get());
+    }
+  }
+  const ops::PackedMatmul reused(weight, ops::WeightLayout::in_out, nullptr, precision);
+  Tensor y;
+  reused(x, y);
+  INFO(ops::precision_name(precision) << " runtime rows " << runtime_rows);
+  CHECK(std::find(blocks.begin(), blocks.end(), reused.weight_data()) != blocks.end());
+  REQUIRE(y.numel() == expected.numel());
+  CHECK(std::memcmp(y.raw(), expected.raw(), y.nbytes()) == 0);
 }
