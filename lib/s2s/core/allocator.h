@@ -24,13 +24,14 @@ std::shared_ptr<void> aligned_buffer(std::size_t bytes);
 // do); it affects the whole process. No-op with other C libraries.
 void keep_large_allocations_mapped();
 
-// While one of these exists, large buffers (2 MB and more) that are freed are kept, and a later
-// request of about their size (at most a quarter less) takes one of them instead of a fresh
-// mapping; the last one to go frees what is left. For a model's load (formats/detect.h): each
-// weight read from the file is freed as its packed copy is made, and the next packed copy takes
-// its memory. A fresh mapping is zeroed by the kernel page by page, and on virtual machines that
-// hand freed memory back to the host it costs a host fault per page besides: with the pool a
-// float32 Transformer-base load touches 290 MB of fresh memory, not 440 (bench/NOTES.md).
+// While one of these exists, large buffers (2 MB and more) that are freed are kept (up to 64 MB
+// at a time), and a later request takes the smallest kept block that holds it instead of a fresh
+// mapping (the pages it does not need go back to the system); the last one to go frees what is
+// left. For a model's load (formats/detect.h): each weight read from the file is freed as its
+// packed copy is made, and the next packed copy takes its memory. A fresh mapping is zeroed by the
+// kernel page by page, and on virtual machines that hand freed memory back to the host it costs a
+// host fault per page besides: with the pool a float32 Transformer-base load touches 300 MB of
+// fresh memory, not 440 (bench/NOTES.md).
 class ReuseFreedBuffers {
  public:
   ReuseFreedBuffers();
