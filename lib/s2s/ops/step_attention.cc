@@ -177,7 +177,7 @@ inline __attribute__((always_inline)) void softmax_block(const detail::StepAtten
                                                          std::int64_t h0, std::int64_t h1,
                                                          float* scores) {
   for (std::int64_t r = r0; r < r1; ++r) {
-    const std::int64_t n = counts ? std::min<std::int64_t>(counts[r], d.keys) : d.keys;
+    const std::int64_t n = detail::visible_keys(counts, r, d.keys);
     for (std::int64_t h = h0; h < h1 && n > 0; ++h) {
       float* p = scores + (r * d.heads + h) * d.keys;
       float max = -std::numeric_limits<float>::infinity();
@@ -201,9 +201,7 @@ inline __attribute__((always_inline)) void attend_block(
     const std::int32_t* counts, std::int64_t r0, std::int64_t r1, std::int64_t h0,
     std::int64_t h1, float scale, float* scores, float* out) {
   const std::int64_t heads = d.heads, head_dim = d.head_dim, keys = d.keys;
-  const auto visible = [&](std::int64_t r) {
-    return counts ? std::min<std::int64_t>(counts[r], keys) : keys;
-  };
+  const auto visible = [&](std::int64_t r) { return detail::visible_keys(counts, r, keys); };
   std::int64_t longest = 0;
   for (std::int64_t r = r0; r < r1; ++r) {
     longest = std::max(longest, visible(r));
@@ -323,7 +321,7 @@ void step_attention(const Tensor& queries, const Tensor& keys, const Tensor& val
   // The products' work, as ops::matmul counts it (q·Kᵀ and p·V: 2·Dh per visible key each).
   dim_t keys_read = 0;
   for (dim_t r = 0; r < d.rows; ++r)
-    keys_read += counts ? std::min<dim_t>(counts[r], d.keys) : d.keys;
+    keys_read += detail::visible_keys(counts, r, d.keys);
   flop_counter::add(4 * keys_read * d.heads * d.head_dim);
 }
 

@@ -164,12 +164,8 @@ void for_head_groups(dim_t head_dim, dim_t h0, dim_t h1, F&& f) {
   }
 }
 
-std::int64_t visible(const std::int32_t* counts, std::int64_t r, std::int64_t keys) {
-  return counts ? std::min<std::int64_t>(counts[r], keys) : keys;
-}
-
 NextRow next_row(const std::int32_t* counts, std::int64_t r, std::int64_t r1, std::int64_t keys) {
-  return r + 1 < r1 ? NextRow{r + 1, visible(counts, r + 1, keys)} : NextRow{r, 0};
+  return r + 1 < r1 ? NextRow{r + 1, visible_keys(counts, r + 1, keys)} : NextRow{r, 0};
 }
 
 }  // namespace
@@ -184,7 +180,7 @@ void step_scores_avx512(const StepAttentionDims& d, const float* q, const StepCa
                         const std::int32_t* counts, dim_t r0, dim_t r1, dim_t h0, dim_t h1,
                         float scale, float* scores) {
   for (dim_t r = r0; r < r1; ++r) {
-    const std::int64_t n = visible(counts, r, d.keys);
+    const std::int64_t n = visible_keys(counts, r, d.keys);
     const NextRow next = next_row(counts, r, r1, d.keys);
     for_head_groups(d.head_dim, h0, h1, [&](auto C, auto G, dim_t h) {
       score_group<T, decltype(C)::value, decltype(G)::value>(
@@ -199,7 +195,7 @@ void step_values_avx512(const StepAttentionDims& d, const StepCaches<T>& values,
                         const std::int32_t* counts, dim_t r0, dim_t r1, dim_t h0, dim_t h1,
                         const float* scores, float* out) {
   for (dim_t r = r0; r < r1; ++r) {
-    const std::int64_t n = visible(counts, r, d.keys);
+    const std::int64_t n = visible_keys(counts, r, d.keys);
     const NextRow next = next_row(counts, r, r1, d.keys);
     for_head_groups(d.head_dim, h0, h1, [&](auto C, auto G, dim_t h) {
       value_group<T, decltype(C)::value, decltype(G)::value>(

@@ -2,6 +2,7 @@
 // and the softmax; step_attention_avx512.cc the score and value passes for AVX-512 CPUs.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "s2s/core/bfloat16.h"
@@ -24,6 +25,12 @@ struct StepCaches {
     return data + (row_cache ? row_cache[r] : r) * row_stride + j * position_stride;
   }
 };
+
+// The keys row r sees: counts[r] (StepAttentionRows::visible) but at most `keys`; all of them
+// without counts.
+inline std::int64_t visible_keys(const std::int32_t* counts, std::int64_t r, std::int64_t keys) {
+  return counts ? std::min<std::int64_t>(counts[r], keys) : keys;
+}
 
 // The AVX-512 passes take head dimensions 32, 64 and 128 (what Marian, OPUS-MT and Hugging Face
 // models use); true when this CPU runs them.
