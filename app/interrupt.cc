@@ -16,8 +16,11 @@ std::atomic<int> g_signal{0};  // the signal that asked for the stop, 0 if none 
 std::atomic<bool> g_graceful{false};
 
 // _exit, not exit: the main thread goes on running, and static destructors must not run under it.
+// Nothing has been written then: an -o file is opened only once the model has loaded (so that a
+// model that fails to load never truncates it), and a resumed run's output is as its journal left
+// it. "the first 0 lines written" would read as an emptied file.
 void end_now(int signal) {
-  log::notice(interrupted_message(0));
+  log::notice("interrupted before any output was written");
   ::_exit(128 + signal);
 }
 

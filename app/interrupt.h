@@ -10,8 +10,9 @@
 // ever pushed on a compute thread and no system call there is ever interrupted (EINTR).
 //
 // What a signal does:
-//  - before stop_gracefully() (loading the model, reading options): the process ends at once,
-//    "s2s: interrupted: the first 0 lines written, the rest not translated", exit 128 + signal;
+//  - before stop_gracefully() (reading options, loading the model, opening the input): the
+//    process ends at once, "s2s: interrupted before any output was written" (an -o file is not
+//    opened yet: it keeps what it held), exit 128 + signal;
 //  - after it: the first signal sets the flag that translate/score check between decoder steps,
 //    batches and reads; the command writes what is finished and throws Interrupted;
 //  - a second signal ends the process at once with the signal's default action.

@@ -111,6 +111,18 @@ class ChildProcess {
   // Sends a signal (SIGINT for Ctrl-C) to the child.
   void send_signal(int signal) const { ::kill(pid_, signal); }
 
+  // How many threads the child runs now (0 once it is gone): s2s starts its signal-watching
+  // thread first thing in main, so two threads mean its signals are handled from then on.
+  int thread_count() const {
+    std::error_code error;
+    int count = 0;
+    const std::filesystem::path tasks = "/proc/" + std::to_string(pid_) + "/task";
+    for (std::filesystem::directory_iterator it(tasks, error), end; !error && it != end;
+         it.increment(error))
+      ++count;
+    return count;
+  }
+
   // What the child wrote to stderr (complete once it has exited).
   std::string err() const { return read_file(stderr_path_); }
 

@@ -77,7 +77,9 @@ stop_and_resume() {
     ((lines >= done_before)) || fail "run $run: the journal went back from $done_before to $lines lines"
     ((size >= bytes)) || fail "run $run: the output has $size bytes, the journal says $bytes are final"
     ((lines > done_before)) && progressed=$((progressed + 1))
-    if ((code == 143)); then  # stopped in order: the message counts the lines the output holds
+    # Stopped in order: the message counts the lines the output holds, or (a stop while the model
+    # loads) says that nothing was written, and the journal's check above still holds.
+    if ((code == 143)) && [ "$(tail -1 "$WORK/err.txt")" != "s2s: interrupted before any output was written" ]; then
       local said
       said=$(tail -1 "$WORK/err.txt" | sed -n 's/^s2s: interrupted: the first \([0-9]*\) lines\? written.*/\1/p')
       [ "$said" = "$(wc -l < "$out")" ] ||

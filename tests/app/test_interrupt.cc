@@ -2,9 +2,13 @@
 // first unfinished one is written, in order and exactly as an uninterrupted run writes it, and
 // the exit code is 130 with one line on stderr saying how many lines were written. An inherited
 // SIG_IGN is kept. tests/app/interrupt_loop.sh interrupts the shipped model at random moments.
+#include <sys/stat.h>
+
+#include <chrono>
 #include <csignal>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "child_process.h"
@@ -72,6 +76,28 @@ TEST_CASE("translate: Ctrl-C while waiting for input ends the run at once", "[cl
   CHECK_FALSE(child.read_line(std::chrono::seconds(20)));
   CHECK(child.wait() == 130);
   CHECK(child.err() == "s2s: interrupted: the first 1 line written, the rest not translated\n");
+}
+
+TEST_CASE("translate: Ctrl-C before the output is opened leaves an -o file as it was", "[cli]") {
+  // The input is a FIFO nobody writes to: s2s waits in open(2), before it opens its output.
+  const auto dir = test::temp_dir("interrupt-early");
+  const auto fifo = dir / "in.fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const auto out = dir / "out.txt";
+  std::ofstream(out, std::ios::binary) << "an earlier run's output\n";
+  test::ChildProcess child({S2S_BINARY, "translate", "-m", test::data_path(kModel), "-i",
+                            fifo.string(), "-o", out.string()});
+  // Until main has started the signal watcher, a SIGINT would end the process by the default
+  // action (the dynamic loader runs first): wait for the watcher's thread.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (child.thread_count() < 2 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  REQUIRE(child.thread_count() >= 2);
+  child.send_signal(SIGINT);
+  CHECK(child.wait() == 130);
+  CHECK(child.err() == "s2s: interrupted before any output was written\n");
+  CHECK(test::read_file(out) == "an earlier run's output\n");
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("translate: a SIGINT ignored by the parent stays ignored", "[cli]") {
