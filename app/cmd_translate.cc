@@ -108,6 +108,8 @@ std::vector<std::string> input_warnings(std::size_t line_number, const pipeline:
     warnings.push_back(pipeline::long_line_message(line_number, notes, limit));
   for (std::string& warning : pipeline::glossary_messages(line_number, notes))
     warnings.push_back(std::move(warning));
+  for (std::string& warning : pipeline::short_messages(line_number, notes))
+    warnings.push_back(std::move(warning));
   return warnings;
 }
 
@@ -353,10 +355,7 @@ void run_translate(const TranslateArgs& args, const Context& context) {
         [&](std::size_t i, pipeline::Translation translation, const pipeline::InputNotes& notes) {
           const std::size_t line_id = lines_before + window_start + i;  // of the whole input
           std::string record;
-          if (settings.format != pipeline::OutputFormat::jsonl && !notes.piece_ends.empty())
-            formatter.append_split(translation, notes.piece_ends, line_id, record);
-          else
-            formatter.append(translation, line_id, record);
+          formatter.append(translation, line_id, record, &notes);
           if (!writer.put(i, std::move(record), notes))
             request_stop();  // the reader is gone: stop quietly
         },

@@ -16,8 +16,15 @@
 
 #include "s2s/core/tensor.h"
 #include "s2s/ops/precision.h"
+#include "s2s/text/segment.h"
 
 namespace s2s::test {
+
+// An English sentence splitter, built once (ICU loads its rules and abbreviations).
+inline const text::SentenceSplitter& english_sentences() {
+  static const text::SentenceSplitter splitter("en");
+  return splitter;
+}
 
 // Whether this CPU computes `precision` (ops::unsupported_reason): tests of bfloat16 and int8
 // numbers skip a precision it cannot, and test_packed_matmul.cc checks the refusal instead.

@@ -44,11 +44,14 @@ std::vector<std::vector<Candidate>> Engine::translate_n_best(
   impl_->translator->translate_each(
       lines,
       [&](std::size_t i, pipeline::Translation translation, const pipeline::InputNotes&) {
-        for (const search::Hypothesis& h : translation.hypotheses)
-          results[i].push_back({formatter.translation_text(h.ids), h.score, h.normalized_score,
+        for (std::size_t k = 0; k < translation.hypotheses.size(); ++k) {
+          const search::Hypothesis& h = translation.hypotheses[k];
+          results[i].push_back({formatter.hypothesis_text(translation, k), h.score,
+                                h.normalized_score,
                                 formatter.alignment().on()
-                                    ? formatter.alignment_suffix(translation, h).substr(5)  // after " ||| "
+                                    ? formatter.alignment_suffix(translation, k).substr(5)  // after " ||| "
                                     : std::string()});
+        }
       },
       1, nullptr, pipeline::parallel_options(impl_->settings));
   return results;

@@ -90,7 +90,7 @@ std::string split_warning(const model::Model& model, std::size_t line_number,
   const std::size_t tokens = line.size() <= pipeline::kCountBytes
                                  ? count(line)
                                  : pipeline::count_in_chunks(line, limit, count).tokens;
-  const std::size_t pieces = pipeline::split_to_limit(line, limit, count).size();
+  const std::size_t pieces = pipeline::split_to_limit(line, limit, count, &test::english_sentences()).size();
   return "s2s: warning: " +
          pipeline::too_long_message(line_number, tokens, pipeline::TokenLimit::of(limit, 0)) +
          ": split into " + std::to_string(pieces) + " pieces, translated separately and joined\n";
@@ -160,7 +160,8 @@ TEST_CASE("translate: a 1 MB line without a final newline, split or truncated", 
     CHECK(r.err == split_warning(*model, 2, big, 256));
   }
   SECTION("truncate") {
-    const auto r = test::run_s2s(args + " --long-lines truncate", input);
+    // The line whole (its sentences would each be translated, the long ones truncated).
+    const auto r = test::run_s2s(args + " --long-lines truncate --sentence-split off", input);
     REQUIRE(r.exit_code == 0);
     CHECK(test::count_lines(r.out) == 2);
     CHECK(valid_utf8(r.out));
@@ -185,7 +186,8 @@ TEST_CASE("translate: --long-lines split, truncate and fail, and --max-length", 
   const auto model = load();
   const std::size_t tokens = model->codec().encode_source(line).size();
   const std::string input = "Hello world\n" + line + "\nthe end\n";
-  const std::string args = "translate -b 1 --max-length 12 " + model_arg();
+  // Lines whole: sentences would each fit (the last section shows).
+  const std::string args = "translate -b 1 --max-length 12 --sentence-split off " + model_arg();
   const std::string head = "line 2: " + std::to_string(tokens) +
                            " tokens, more than the limit of 12 (--max-length)";
 
@@ -234,7 +236,7 @@ TEST_CASE("translate: --long-lines split, truncate and fail, and --max-length", 
     CHECK(test::count_lines(r.out) == 3);
     CHECK(r.err == "s2s: warning: " + head + ": truncated to its first 12 tokens\n");
     const auto dir = test::temp_dir("yaml");
-    std::ofstream(dir / "c.yml") << "max-length: 12\nlong-lines: truncate\n";
+    std::ofstream(dir / "c.yml") << "max-length: 12\nlong-lines: truncate\nsentence-split: off\n";
     const auto yaml = test::run_s2s(
         "translate -b 1 --config '" + (dir / "c.yml").string() + "' " + model_arg(), input);
     CHECK(yaml.out == r.out);
@@ -246,6 +248,15 @@ TEST_CASE("translate: --long-lines split, truncate and fail, and --max-length", 
     CHECK(r.exit_code == 1);
     CHECK(r.err == "s2s: error: " + head + "; --long-lines split or truncate would translate it\n");
     CHECK(split_lines(r.out).size() <= 1);  // at most the line before it
+  }
+  SECTION("sentences (the default): each fits, the same translation without a warning") {
+    const auto split = test::run_s2s(args, input);
+    const std::string sentences_args = "translate -b 1 --max-length 12 " + model_arg();
+    const auto r = test::run_s2s(sentences_args, input);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.err.empty());
+    CHECK(r.out == split.out);
+    CHECK(test::run_s2s(sentences_args + " --long-lines fail", input).exit_code == 0);
   }
   SECTION("usage errors") {
     const auto bad = test::run_s2s(args + " --long-lines crop", input);
@@ -260,11 +271,13 @@ TEST_CASE("translate: --long-lines split, truncate and fail, and --max-length", 
 
 TEST_CASE("translate: a learned position table lowers the limit", "[cli]") {
   std::string line;
-  for (int i = 0; i < 40; ++i) line += "the license is free. ";
+  for (int i = 0; i < 40; ++i) line += "The license is free. ";
   const auto model = load("marian-ffn3-learnedpos-legacyW");
   REQUIRE(model->config().max_positions == 64);
-  const auto r = test::run_s2s("translate -b 1 " + model_arg("marian-ffn3-learnedpos-legacyW"),
-                               "short\n" + line + "\n");
+  // The line whole: its sentences would each fit.
+  const auto r = test::run_s2s(
+      "translate -b 1 --sentence-split off " + model_arg("marian-ffn3-learnedpos-legacyW"),
+      "short\n" + line + "\n");
   REQUIRE(r.exit_code == 0);
   CHECK(test::count_lines(r.out) == 2);
   const pipeline::TokenCounter count = [&](const std::string& s) {
@@ -273,7 +286,7 @@ TEST_CASE("translate: a learned position table lowers the limit", "[cli]") {
   CHECK(r.err == "s2s: warning: line 2: " + std::to_string(count(line)) +
                      " tokens, more than the limit of 64 (the model's position table): split "
                      "into " +
-                     std::to_string(pipeline::split_to_limit(line, 64, count).size()) +
+                     std::to_string(pipeline::split_to_limit(line, 64, count, &test::english_sentences()).size()) +
                      " pieces, translated separately and joined\n");
 }
 

@@ -69,17 +69,19 @@ TEST_CASE("dedup_bytes counts the line, the tokens and the strings of a result",
   pipeline::FinishedLine r = result(10);
   r.translation.source.text = std::string(50, 'x');
   r.translation.source.ids.assign(5, 1);
-  r.notes.piece_ends = {3, 6};
-  CHECK(pipeline::dedup_bytes("abc", r) == base + 50 + 5 * 4 + 2 * sizeof(std::size_t));
+  CHECK(pipeline::dedup_bytes("abc", r) == base + 50 + 5 * 4);
   r.translation.hypotheses.push_back(r.translation.hypotheses.front());  // an n-best list
-  CHECK(pipeline::dedup_bytes("abc", r) ==
-        base + 50 + 20 + 16 + sizeof(search::Hypothesis) + 10 * 8);
-  // A split line's pieces and joined alignment.
+  CHECK(pipeline::dedup_bytes("abc", r) == base + 50 + 20 + sizeof(search::Hypothesis) + 10 * 8);
+  // A line of units: their pieces, where they end, the joined alignment and the separators.
   r.translation.source.pieces.resize(3);
-  r.translation.split_alignment.resize(4);
+  r.translation.units.resize(1);
+  r.translation.units[0].ends = {3, 6};
+  r.translation.units[0].alignment.resize(4);
+  r.translation.separators = {"", "  "};
   CHECK(pipeline::dedup_bytes("abc", r) ==
-        base + 50 + 20 + 16 + sizeof(search::Hypothesis) + 10 * 8 +
-            3 * sizeof(pipeline::AlignedSource::Piece) + 4 * 2 * sizeof(std::size_t));
+        base + 50 + 20 + sizeof(search::Hypothesis) + 10 * 8 +
+            3 * sizeof(pipeline::AlignedSource::Piece) + sizeof(pipeline::JoinedUnits) +
+            2 * sizeof(std::size_t) + 4 * 2 * sizeof(std::size_t) + 2 * sizeof(std::string) + 2);
 }
 
 TEST_CASE("dedup cache evicts the least recently used line first", "[pipeline]") {
@@ -279,7 +281,10 @@ TEST_CASE("translate_deduplicated gives each line what translate() gives it", "[
         }
         CHECK(notes[i].invalid_utf8 == expected_notes[i].invalid_utf8);
         CHECK(notes[i].long_line == expected_notes[i].long_line);
-        CHECK(notes[i].piece_ends == expected_notes[i].piece_ends);
+        CHECK(got[i].separators == expected[i].separators);
+        REQUIRE(got[i].units.size() == expected[i].units.size());
+        for (std::size_t h = 0; h < got[i].units.size(); ++h)
+          CHECK(got[i].units[h].ends == expected[i].units[h].ends);
       }
       CHECK(cache.bytes() <= budget);
     }

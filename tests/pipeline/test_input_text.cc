@@ -114,40 +114,20 @@ TEST_CASE("repair_utf8, is_valid_utf8 and strip_bom", "[pipeline]") {
   CHECK_FALSE(strip_bom(partial));
 }
 
-TEST_CASE("split_sentences: ends followed by space, CJK ends anywhere", "[pipeline]") {
-  using V = std::vector<std::string_view>;
-  CHECK(pipeline::split_sentences("One. Two! Three? Four") == V{"One.", "Two!", "Three?", "Four"});
-  CHECK(pipeline::split_sentences("  Wait... what?!  Yes.  ") == V{"Wait...", "what?!", "Yes."});
-  CHECK(pipeline::split_sentences("He said \"Go.\" Then (he left.) End") ==
-        V{"He said \"Go.\"", "Then (he left.)", "End"});
-  CHECK(pipeline::split_sentences("3.5 kg, e.g.x and a.b") == V{"3.5 kg, e.g.x and a.b"});
-  CHECK(pipeline::split_sentences("So\xE2\x80\xA6 then") == V{"So\xE2\x80\xA6", "then"});
-  CHECK(pipeline::split_sentences(
-            "\xE4\xBD\xA0\xE5\xA5\xBD\xE3\x80\x82\xE5\x86\x8D\xE8\xA7\x81\xEF\xBC\x81"
-            "\xE5\xA5\xBD\xEF\xBC\x9F") == V{"\xE4\xBD\xA0\xE5\xA5\xBD\xE3\x80\x82",
-                                             "\xE5\x86\x8D\xE8\xA7\x81\xEF\xBC\x81",
-                                             "\xE5\xA5\xBD\xEF\xBC\x9F"});
-  CHECK(pipeline::split_sentences("\xE5\xA5\xBD\xE3\x80\x82\xE3\x80\x8D next") ==
-        V{"\xE5\xA5\xBD\xE3\x80\x82\xE3\x80\x8D", "next"});  // 。」 then more
-  CHECK(pipeline::split_sentences("no end") == V{"no end"});
-  CHECK(pipeline::split_sentences("   ").empty());
-  CHECK(pipeline::split_sentences(". . .") == V{".", ".", "."});
-}
-
 TEST_CASE("split_to_limit: sentences, then words, then characters, each within the limit",
           "[pipeline]") {
   const pipeline::TokenCounter count = char_tokens;
   SECTION("sentences that fit are pieces of their own") {
-    const auto pieces = pipeline::split_to_limit("Aa bb. Cc dd! Ee?", 6, count);
+    const auto pieces = pipeline::split_to_limit("Aa bb. Cc dd! Ee?", 6, count, &test::english_sentences());
     CHECK(pieces == std::vector<std::string>{"Aa bb.", "Cc dd!", "Ee?"});
   }
   SECTION("a long sentence is cut between words, as many per piece as fit") {
-    const auto pieces = pipeline::split_to_limit("aa bb cc dd ee ff gg. Hh.", 7, count);
+    const auto pieces = pipeline::split_to_limit("aa bb cc dd ee ff gg. Hh.", 7, count, &test::english_sentences());
     CHECK(pieces == std::vector<std::string>{"aa bb cc", "dd ee ff", "gg.", "Hh."});
   }
   SECTION("a word longer than the limit is cut between characters") {
     const std::string word = repeat("\xC3\xA9", 25) + "x";  // 26 characters, 2-byte ones
-    const auto pieces = pipeline::split_to_limit("a " + word + " b", 11, count);
+    const auto pieces = pipeline::split_to_limit("a " + word + " b", 11, count, &test::english_sentences());
     REQUIRE(pieces.size() >= 4);
     for (const std::string& p : pieces) {
       INFO(p);
@@ -163,7 +143,7 @@ TEST_CASE("split_to_limit: sentences, then words, then characters, each within t
   SECTION("nothing is lost or reordered") {
     std::string text;
     for (int i = 0; i < 300; ++i) text += "w" + std::to_string(i) + (i % 7 == 6 ? ". " : " ");
-    const auto pieces = pipeline::split_to_limit(text, 20, count);
+    const auto pieces = pipeline::split_to_limit(text, 20, count, &test::english_sentences());
     for (const std::string& p : pieces) CHECK(count(p) <= 20);
     CHECK(join(pieces) + " " == text);
   }
@@ -174,7 +154,7 @@ TEST_CASE("split_to_limit: sentences, then words, then characters, each within t
       return char_tokens(s);
     };
     const std::string huge = repeat("abcdefghij", 20000);  // 200 KB, one word
-    const auto pieces = pipeline::split_to_limit(huge, 1000, bounded);
+    const auto pieces = pipeline::split_to_limit(huge, 1000, bounded, &test::english_sentences());
     CHECK(longest_count <= pipeline::kCountBytes);
     for (const std::string& p : pieces) CHECK(char_tokens(p) <= 1000);
     std::string glued;
@@ -221,6 +201,7 @@ TEST_CASE("Translator: a long line is split, its pieces translated and joined", 
   options.search.beam_size = 1;
   options.max_length = 12;  // each sentence fits, the line does not
   const pipeline::Translator whole(model, options);
+  options.sentence_split = "off";  // the line whole: over the limit, split at sentence ends
   const pipeline::Translator limited(model, options);
   const std::vector<std::string> sentences = {"The license is free.", "You may copy the program!",
                                               "Is this the world?", "Hello world."};

@@ -219,7 +219,7 @@ TEST_CASE("a split line's alignment joins its pieces' alignments", "[app][alignm
   const pipeline::TokenCounter count = [&](const std::string& s) {
     return codec.encode_source(s).size();
   };
-  const std::vector<std::string> pieces = pipeline::split_to_limit(line, limit, count);
+  const std::vector<std::string> pieces = pipeline::split_to_limit(line, limit, count, &test::english_sentences());
   REQUIRE(pieces.size() >= 4);  // the fixture's pieces have junk translations, many over the limit
   const std::string options = "translate -b 4 --max-length " + std::to_string(limit) +
                               " --alignment -m '" + folder() + "'";

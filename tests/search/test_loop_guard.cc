@@ -83,7 +83,7 @@ TEST_CASE("the pieces of a split line are cut when they loop, and the line says 
   CHECK(notes[0].loops_cut <= notes[0].pieces);
   // A cut piece ends as soon as its last 64 tokens loop, well short of its 100-token limit.
   std::size_t start = 0, short_pieces = 0;
-  for (std::size_t end : notes[0].piece_ends) {
+  for (std::size_t end : found[0].units.at(0).ends) {
     CHECK(end - start <= 100);
     if (end - start < 100) ++short_pieces;
     start = end;

@@ -23,9 +23,11 @@ std::size_t dedup_bytes(const std::string& line, const FinishedLine& result) {
   for (const search::Hypothesis& h : t.hypotheses)
     bytes += sizeof h + vector_bytes(h.ids) + vector_bytes(h.token_scores) +
              vector_bytes(h.alignment);
-  bytes += vector_bytes(t.source.ids) + t.source.text.size() + vector_bytes(t.source.pieces) +
-           vector_bytes(t.split_alignment);
-  bytes += vector_bytes(notes.piece_ends) + vector_bytes(notes.glossary_unknown) +
+  bytes += vector_bytes(t.source.ids) + t.source.text.size() + vector_bytes(t.source.pieces);
+  for (const JoinedUnits& parts : t.units)
+    bytes += sizeof parts + vector_bytes(parts.ends) + vector_bytes(parts.alignment);
+  for (const std::string& separator : t.separators) bytes += sizeof separator + separator.size();
+  bytes += vector_bytes(notes.glossary_unknown) + vector_bytes(notes.short_units) +
            notes.unknown_label.size();
   return bytes;
 }

@@ -25,28 +25,6 @@ std::vector<std::string_view> words_of(std::string_view s) {
   return words;
 }
 
-bool starts_with(std::string_view s, std::size_t i, std::string_view what) {
-  return s.compare(i, what.size(), what) == 0;
-}
-
-// Length of the match of one of `options` at s[i], or 0.
-template <std::size_t N>
-std::size_t match_any(std::string_view s, std::size_t i, const std::string_view (&options)[N]) {
-  for (std::string_view o : options)
-    if (starts_with(s, i, o)) return o.size();
-  return 0;
-}
-
-constexpr std::string_view kEnders[] = {".", "!", "?", "\xE2\x80\xA6"};  // … U+2026
-// 。 ！ ？ ． ｡ : end a sentence without a space after them.
-constexpr std::string_view kCjkEnders[] = {"\xE3\x80\x82", "\xEF\xBC\x81", "\xEF\xBC\x9F",
-                                           "\xEF\xBC\x8E", "\xEF\xBD\xA1"};
-// Closing quotes and brackets that may follow a sentence end: " ' ) ] ” ’ » 」 』 ） 】 〕 〉 》
-constexpr std::string_view kClosers[] = {
-    "\"",           "'",            ")",            "]",            "\xE2\x80\x9D",
-    "\xE2\x80\x99", "\xC2\xBB",     "\xE3\x80\x8D", "\xE3\x80\x8F", "\xEF\xBC\x89",
-    "\xE3\x80\x91", "\xE3\x80\x95", "\xE3\x80\x89", "\xE3\x80\x8B"};
-
 // Start of the character holding byte `pos` (backs over continuation bytes).
 std::size_t char_start(std::string_view s, std::size_t pos) {
   while (pos > 0 && pos < s.size() && (static_cast<unsigned char>(s[pos]) & 0xC0) == 0x80) --pos;
@@ -210,35 +188,6 @@ class Fitter {
 
 }  // namespace
 
-std::vector<std::string_view> split_sentences(std::string_view line) {
-  std::vector<std::string_view> sentences;
-  const auto add = [&](std::string_view s) {
-    s = trim(s);
-    if (!s.empty()) sentences.push_back(s);
-  };
-  std::size_t start = 0;
-  for (std::size_t i = 0; i < line.size();) {
-    std::size_t j = i;
-    bool cjk = false;
-    for (std::size_t m; (m = match_any(line, j, kEnders)) > 0;) j += m;
-    if (j == i)
-      for (std::size_t m; (m = match_any(line, j, kCjkEnders)) > 0; cjk = true) j += m;
-    if (j == i) {
-      ++i;
-      continue;
-    }
-    for (std::size_t m; (m = match_any(line, j, kClosers)) > 0;) j += m;
-    if (cjk || (j < line.size() && is_space(line[j]))) {
-      add(line.substr(start, j - start));
-      while (j < line.size() && is_space(line[j])) ++j;
-      start = j;
-    }
-    i = j;
-  }
-  add(line.substr(start));
-  return sentences;
-}
-
 const char* long_lines_name(LongLines mode) {
   return kLongLinesNames[static_cast<std::size_t>(mode)];
 }
@@ -250,10 +199,16 @@ std::optional<LongLines> parse_long_lines(const std::string& name) {
 }
 
 std::vector<std::string> split_to_limit(std::string_view text, std::size_t limit,
-                                        const TokenCounter& count) {
+                                        const TokenCounter& count,
+                                        const text::SentenceSplitter* sentences) {
   const Fitter fitter(limit, count);
   std::vector<std::string> pieces;
-  for (std::string_view sentence : split_sentences(text)) fitter.fit(sentence, pieces);
+  if (sentences == nullptr) {
+    fitter.fit(text, pieces);
+    return pieces;
+  }
+  for (const text::Sentence& s : sentences->split(text))
+    fitter.fit(text.substr(s.begin, s.end - s.begin), pieces);
   return pieces;
 }
 

@@ -1,15 +1,14 @@
 // Lines longer than the model may take (DESIGN.md §1): the token limit and where it comes from,
 // counting tokens of huge texts, and cutting a line into pieces that fit.
 //
-// split_to_limit: a line is cut at sentence ends ('.', '!', '?', '…' followed by whitespace,
-// possibly after closing quotes or brackets; '。', '！', '？', '．', '｡' anywhere), then a sentence
-// still too long at whitespace (as many whole words per piece as fit), then a word still too
-// long between characters. Each piece's token count, as `count` gives it, is within the limit.
+// split_to_limit: a line is cut at sentence ends (text/segment.h, ICU), then a sentence still
+// too long at whitespace (as many whole words per piece as fit), then a word still too long
+// between characters. Each piece's token count, as `count` gives it, is within the limit.
 // truncate_to_limit keeps the longest such beginning instead.
 //
 // Usage:
 //   TokenCounter count = [&](const std::string& s) { return codec.encode_source(s).size(); };
-//   if (count(text) > 1000) pieces = split_to_limit(text, 1000, count);
+//   if (count(text) > 1000) pieces = split_to_limit(text, 1000, count, &splitter);
 #pragma once
 
 #include <cstddef>
@@ -20,10 +19,9 @@
 #include <string_view>
 #include <vector>
 
-namespace s2s::pipeline {
+#include "s2s/text/segment.h"
 
-// The sentences of `line`, trimmed of surrounding whitespace, blank ones left out.
-std::vector<std::string_view> split_sentences(std::string_view line);
+namespace s2s::pipeline {
 
 // What happens to a line (or a scored pair) longer than the token limit.
 enum class LongLines { split, truncate, fail };
@@ -42,8 +40,10 @@ using TokenCounter = std::function<std::size_t(const std::string&)>;
 
 // Pieces of `text` (see the top of this file), in order, trimmed, none blank. Each has at most
 // `limit` tokens unless a single character alone has more (then it is a piece by itself).
+// `sentences` null: the text is not cut at sentence ends first (it is one sentence).
 std::vector<std::string> split_to_limit(std::string_view text, std::size_t limit,
-                                        const TokenCounter& count);
+                                        const TokenCounter& count,
+                                        const text::SentenceSplitter* sentences);
 
 // The longest beginning of `text` within `limit` tokens, cut after a whole word when at least
 // one fits, else between characters of the first word (at least one character).

@@ -65,7 +65,7 @@ Json alignment_json(const std::vector<float>& rows, std::size_t targets,
 // jsonl "piece_alignment", then with a hard alignment "alignment" (word pairs) and
 // "alignment_spans" (characters, when the words match the text; alignment.h word_alignment) of
 // `target_ids` printed as `target_text`, aligned to `source` by `rows` (a translated or scored
-// sentence) or by `pairs` (a split line, whose rows are not kept: Translation::split_alignment).
+// sentence) or by `pairs` (a split line, whose rows are not kept: JoinedUnits::alignment).
 void add_alignment(const text::TextCodec& codec, const AlignmentOutput& alignment,
                    const AlignedSource& source, const std::vector<std::int32_t>& target_ids,
                    const std::string& target_text, const std::vector<float>& rows,
@@ -84,17 +84,20 @@ void add_alignment(const text::TextCodec& codec, const AlignmentOutput& alignmen
   if (!words.spans.empty() || words.pairs.empty()) record["alignment_spans"] = std::move(spans);
 }
 
+// The jsonl record of hypothesis `k` of `translation` (a blank input line: none).
 Json hypothesis_json(const OutputFormatter& formatter, const text::TextCodec& codec,
-                     const Translation& translation, const search::Hypothesis* hypothesis) {
+                     const Translation& translation, std::size_t k) {
   Json record = Json::object();
-  if (hypothesis == nullptr) {  // a blank input line
+  const search::Hypothesis* hypothesis =
+      k < translation.hypotheses.size() ? &translation.hypotheses[k] : nullptr;
+  if (hypothesis == nullptr) {
     record["translation"] = "";
     record["score"] = 0;
     record["normalized_score"] = 0;
     record["tokens"] = Json::array();
     record["token_scores"] = Json::array();
   } else {
-    record["translation"] = formatter.translation_text(hypothesis->ids);
+    record["translation"] = formatter.hypothesis_text(translation, k);
     add_scores(codec, hypothesis->ids, hypothesis->score, hypothesis->normalized_score,
                hypothesis->token_scores, record);
   }
@@ -104,7 +107,7 @@ Json hypothesis_json(const OutputFormatter& formatter, const text::TextCodec& co
     else
       add_alignment(codec, formatter.alignment(), translation.source, hypothesis->ids,
                     record["translation"].get<std::string>(), hypothesis->alignment,
-                    translation.split ? &translation.split_alignment : nullptr, record);
+                    translation.split ? &translation.units[k].alignment : nullptr, record);
   }
   return record;
 }
@@ -145,10 +148,11 @@ OutputFormatter::OutputFormatter(const text::TextCodec& codec, OutputFormat form
       alignment_(alignment) {}
 
 std::string OutputFormatter::alignment_suffix(const Translation& translation,
-                                              const search::Hypothesis& h) const {
+                                              std::size_t k) const {
   if (!alignment_.on()) return {};
-  // A split line's joined hypothesis has no rows: its pieces' pairs are joined instead.
-  if (translation.split) return " ||| " + pairs_text(translation.split_alignment);
+  // A split line's joined hypotheses have no rows: their units' pairs are joined instead.
+  if (translation.split) return " ||| " + pairs_text(translation.units[k].alignment);
+  const search::Hypothesis& h = translation.hypotheses[k];
   return " ||| " + alignment_text(h.alignment, alignment_sources(h.alignment, h.ids.size()),
                                   alignment_);
 }
@@ -161,41 +165,38 @@ std::string OutputFormatter::translation_text(const std::vector<std::int32_t>& i
   return joined;
 }
 
-void OutputFormatter::append_split(const Translation& translation,
-                                   const std::vector<std::size_t>& piece_ends,
-                                   std::size_t line_id, std::string& out) const {
-  const search::Hypothesis& best = translation.hypotheses.front();
-  if (format_ == OutputFormat::nbest) out += std::to_string(line_id) + " ||| ";
+std::string OutputFormatter::hypothesis_text(const Translation& translation, std::size_t k) const {
+  const search::Hypothesis& h = translation.hypotheses[k];
+  if (!translation.split) return translation_text(h.ids);
+  const std::vector<std::size_t>& ends = translation.units[k].ends;
+  std::string text;
   std::size_t begin = 0;
-  std::vector<std::string> texts;
-  for (std::size_t end : piece_ends) {
-    std::string piece_text = translation_text(
-        std::vector<std::int32_t>(best.ids.begin() + static_cast<std::ptrdiff_t>(begin),
-                                  best.ids.begin() + static_cast<std::ptrdiff_t>(end)));
-    begin = end;
-    if (!piece_text.empty()) texts.push_back(std::move(piece_text));
+  for (std::size_t u = 0; u < ends.size(); ++u) {
+    const std::string unit_text = translation_text(
+        std::vector<std::int32_t>(h.ids.begin() + static_cast<std::ptrdiff_t>(begin),
+                                  h.ids.begin() + static_cast<std::ptrdiff_t>(ends[u])));
+    begin = ends[u];
+    if (unit_text.empty()) continue;
+    // Pieces (--no-spm-decode) are separated by one space, within a unit and between two.
+    if (!text.empty()) text += target_text_ == TargetText::pieces ? " " : translation.separators[u];
+    text += unit_text;
   }
-  out += join(texts, " ");
-  out += alignment_suffix(translation, best);
-  if (format_ == OutputFormat::nbest)
-    out += " ||| F0= " + marian_float(best.score) + " ||| " + marian_float(best.normalized_score);
-  out += '\n';
+  return text;
 }
 
 void OutputFormatter::append(const Translation& translation, std::size_t line_id,
-                             std::string& out) const {
+                             std::string& out, const InputNotes* notes) const {
   switch (format_) {
     case OutputFormat::text:
       if (!translation.hypotheses.empty())
-        out += translation_text(translation.hypotheses.front().ids) +
-               alignment_suffix(translation, translation.hypotheses.front());
+        out += hypothesis_text(translation, 0) + alignment_suffix(translation, 0);
       out += '\n';
       return;
     case OutputFormat::nbest:
       append_nbest(translation, line_id, out);
       return;
     case OutputFormat::jsonl:
-      append_jsonl(translation, out);
+      append_jsonl(translation, notes, out);
       return;
   }
 }
@@ -211,21 +212,29 @@ void OutputFormatter::append_nbest(const Translation& translation, std::size_t l
   for (std::size_t k = 0; k < count; ++k) {
     const search::Hypothesis& h = translation.hypotheses[k];
     // "F0= " with a space: Marian's form when the score breakdown is kept (it is with --n-best).
-    out += id + " ||| " + translation_text(h.ids) + alignment_suffix(translation, h) + " ||| F0= " +
+    out += id + " ||| " + hypothesis_text(translation, k) + alignment_suffix(translation, k) + " ||| F0= " +
            marian_float(h.score) +
            " ||| " + marian_float(h.normalized_score) + '\n';
   }
 }
 
-void OutputFormatter::append_jsonl(const Translation& translation, std::string& out) const {
+void OutputFormatter::append_jsonl(const Translation& translation, const InputNotes* notes,
+                                   std::string& out) const {
   const auto& hypotheses = translation.hypotheses;
-  Json record = hypothesis_json(*this, codec_, translation,
-                                hypotheses.empty() ? nullptr : &hypotheses.front());
+  Json record = hypothesis_json(*this, codec_, translation, 0);
   if (all_hypotheses_) {
     Json list = Json::array();
-    for (const search::Hypothesis& h : hypotheses)
-      list.push_back(hypothesis_json(*this, codec_, translation, &h));
+    for (std::size_t k = 0; k < hypotheses.size(); ++k)
+      list.push_back(hypothesis_json(*this, codec_, translation, k));
     record["n_best"] = std::move(list);
+  }
+  if (notes != nullptr && !notes->short_units.empty()) {
+    Json list = Json::array();
+    for (const InputNotes::ShortUnit& unit : notes->short_units)
+      list.push_back({{"part", unit.unit + 1},
+                      {"source_tokens", unit.source_tokens},
+                      {"target_tokens", unit.target_tokens}});
+    record["short"] = std::move(list);
   }
   append_json_line(record, out);
 }

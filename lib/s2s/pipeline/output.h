@@ -64,28 +64,27 @@ class OutputFormatter {
   OutputFormatter(const text::TextCodec& codec, OutputFormat format, bool all_hypotheses,
                   TargetText target_text = TargetText::decoded, AlignmentOutput alignment = {});
 
-  // Appends the record of input line `line_id` (0-based) to `out`.
-  void append(const Translation& translation, std::size_t line_id, std::string& out) const;
-
-  // The text or nbest record of a line that was split into pieces translated separately, whose
-  // best hypothesis is their concatenation; piece_ends: where each piece's ids end. Each piece is
-  // decoded on its own and the texts joined with one space, which is what decoding the joined
-  // hypothesis gives, without the few hundred bytes per token SentencePiece needs to decode a
-  // megabyte line's translation at once. (jsonl records use append.)
-  void append_split(const Translation& translation, const std::vector<std::size_t>& piece_ends,
-                    std::size_t line_id, std::string& out) const;
+  // Appends the record of input line `line_id` (0-based) to `out`. With `notes`, a jsonl record
+  // also says which of the line's units may have lost content ("short": [{"part", "source_tokens",
+  // "target_tokens"}], left out when none; InputNotes::short_units).
+  void append(const Translation& translation, std::size_t line_id, std::string& out,
+              const InputNotes* notes = nullptr) const;
 
   // The printed text of target ids (up to the first </s>).
   std::string translation_text(const std::vector<std::int32_t>& ids) const;
-  // " ||| " and the alignment of a hypothesis of `translation` as marian-decoder prints it
-  // (a split line's: Translation::split_alignment); "" without --alignment.
-  std::string alignment_suffix(const Translation& translation,
-                               const search::Hypothesis& hypothesis) const;
+  // The printed text of hypothesis `k` of `translation`: for a line translated as several units
+  // (Translation::split), each unit's text on its own (no decoder sees more than a sentence's
+  // tokens at once) joined with the source whitespace between the units.
+  std::string hypothesis_text(const Translation& translation, std::size_t k) const;
+  // " ||| " and the alignment of hypothesis `k` of `translation` as marian-decoder prints it
+  // (a split line's: JoinedUnits::alignment); "" without --alignment.
+  std::string alignment_suffix(const Translation& translation, std::size_t k) const;
   const AlignmentOutput& alignment() const { return alignment_; }
 
  private:
   void append_nbest(const Translation& translation, std::size_t line_id, std::string& out) const;
-  void append_jsonl(const Translation& translation, std::string& out) const;
+  void append_jsonl(const Translation& translation, const InputNotes* notes,
+                    std::string& out) const;
 
   const text::TextCodec& codec_;
   OutputFormat format_;

@@ -147,9 +147,15 @@ const OptionSpec<Settings> kRows[] = {
      "Most source tokens the model is given at once (</s> included; never more than a learned "
      "position table), and most tokens of a translation; longer lines are handled as "
      "--long-lines says"},
+    {"sentence-split", "", nullptr, false, Bound::any, nullptr,
+     S2S_FIELD(translate.sentence_split),
+     "Cut each line into sentences (ICU), translated as units and joined with the whitespace "
+     "between them: the source language whose abbreviations are known (en, de, fr, ...; on "
+     "means en), or off: a line is one unit, as in Marian, unless it is over --max-length"},
     {"long-lines", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(translate.long_lines),
-     "A line over --max-length: split (at sentence ends, then between words; translations "
-     "joined with a space), truncate (keep its first tokens) or fail"},
+     "A sentence (or, with --sentence-split off, a line) over --max-length: split (at sentence "
+     "ends, then between words; translations joined with a space), truncate (keep its first "
+     "tokens) or fail"},
     {"maxi-batch", "", nullptr, false, Bound::at_least_one, nullptr, S2S_FIELD(maxi_batch),
      "Lines read at a time (and sorted by length) when input comes faster than it is translated"},
     {"dedup", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(dedup),

@@ -1,6 +1,7 @@
 #include "s2s/pipeline/translator.h"
 
 #include <algorithm>
+#include <cctype>
 #include <atomic>
 #include <exception>
 #include <mutex>
@@ -12,6 +13,7 @@
 #include "s2s/search/sampling.h"
 #include "s2s/search/scoring_rules.h"
 #include "s2s/text/clean.h"
+#include "s2s/text/segment.h"
 
 namespace s2s::pipeline {
 namespace {
@@ -44,6 +46,21 @@ void crop(std::vector<std::int32_t>& ids, std::size_t limit, std::int32_t eos) {
   if (had_eos && !ids.empty()) ids.back() = eos;
 }
 
+// The splitter TranslateOptions::sentence_split asks for; with "off", English's, which cuts
+// only lines over the token limit.
+std::shared_ptr<const text::SentenceSplitter> sentence_splitter(const std::string& setting) {
+  const std::string language = setting == "on" || setting == "off" ? "en" : setting;
+  // ISO 639 codes, optionally with a region: "en", "pt_BR", "de-AT".
+  const bool code = language.size() >= 2 && language.size() <= 8 &&
+                    std::all_of(language.begin(), language.end(), [](unsigned char c) {
+                      return std::isalpha(c) || c == '_' || c == '-';
+                    });
+  if (!code)
+    throw UsageError("--sentence-split " + setting +
+                     ": give off, on, or the source language's ISO 639 code (en, de, ...)");
+  return std::make_shared<const text::SentenceSplitter>(language);
+}
+
 }  // namespace
 
 bool is_blank(const std::string& line) {
@@ -65,7 +82,9 @@ std::string long_line_message(std::size_t line_number, const InputNotes& notes,
                         std::to_string(search::kLoopSpan) + " tokens in a row drawn from " +
                         std::to_string(search::kLoopTokens) + " or fewer)");
     case InputNotes::LongLine::truncated:
-      return head + ": truncated to its first " + std::to_string(limit.tokens) + " tokens";
+      return head + (notes.sentences > 1 ? ": its sentences over the limit truncated to their"
+                                         : ": truncated to its") +
+             " first " + std::to_string(limit.tokens) + " tokens";
     case InputNotes::LongLine::no:
       break;
   }
@@ -99,6 +118,7 @@ Translator::Translator(std::shared_ptr<const model::Model> model, TranslateOptio
       throw UsageError("--glossary needs beam search: not with --sampling");
     glossary_ = std::make_shared<const Glossary>(Glossary::load(options_.glossary_file));
   }
+  splitter_ = sentence_splitter(options_.sentence_split);
 }
 
 std::vector<std::string> glossary_messages(std::size_t line_number, const InputNotes& notes) {
@@ -118,10 +138,28 @@ std::vector<std::string> glossary_messages(std::size_t line_number, const InputN
   return out;
 }
 
+bool short_translation(std::size_t source_tokens, std::size_t target_tokens) {
+  return source_tokens >= kShortMinSource &&
+         static_cast<double>(target_tokens) < kShortRatio * static_cast<double>(source_tokens);
+}
+
+std::vector<std::string> short_messages(std::size_t line_number, const InputNotes& notes) {
+  std::vector<std::string> out;
+  for (const InputNotes::ShortUnit& unit : notes.short_units)
+    out.push_back("line " + std::to_string(line_number) + ": the translation of " +
+                  (notes.sentences > 1 || notes.pieces > 1
+                       ? "its part " + std::to_string(unit.unit + 1)
+                       : std::string("the line")) +
+                  " is much shorter than its source (" + std::to_string(unit.target_tokens) +
+                  " tokens for " + std::to_string(unit.source_tokens) +
+                  "), even after a second search: content may be missing");
+  return out;
+}
+
 namespace {
 
-// What the model translates: one unit per non-blank line, or one per piece of a split line. A
-// line's units are consecutive.
+// What the model translates: one unit per non-blank line, or one per sentence or piece of a
+// line translated as several. A line's units are consecutive.
 struct Units {
   std::vector<std::vector<std::int32_t>> ids;
   std::vector<std::size_t> line;  // the input line of each unit
@@ -131,6 +169,22 @@ struct Units {
   // as a piece of its line's AlignedSource.
   std::vector<std::string> text;
   std::vector<AlignedSource::Piece> piece;
+  std::vector<std::string> separator;  // the source whitespace before the unit in its line
+  std::vector<char> guard_loops;       // a piece of a sentence over the limit (search/beam.h)
+
+  void add(std::vector<std::int32_t> unit_ids, std::size_t unit_line,
+           std::vector<std::int32_t> unit_prefix, search::Constraints unit_constraints,
+           std::string unit_text, AlignedSource::Piece unit_piece, std::string unit_separator,
+           bool unit_guard) {
+    ids.push_back(std::move(unit_ids));
+    line.push_back(unit_line);
+    prefix.push_back(std::move(unit_prefix));
+    constraints.push_back(std::move(unit_constraints));
+    text.push_back(std::move(unit_text));
+    piece.push_back(unit_piece);
+    separator.push_back(std::move(unit_separator));
+    guard_loops.push_back(unit_guard);
+  }
 };
 
 // The target prefix after the line's first tab (TranslateOptions::target_prefix), as target
@@ -176,46 +230,8 @@ ChunkedCount encode_if_fits(const std::string& full, const text::TextCodec& code
   return chunked;
 }
 
-// The pieces of a line over the limit (split_to_limit), each with the label the line had,
-// given or its own, as units of line `line`; returns how many.
-std::size_t add_pieces(const std::string& cleaned, std::size_t line, const text::TextCodec& codec,
-                       const TranslateOptions& options, std::size_t limit,
-                       std::int32_t source_eos, Units& units) {
-  std::string prefix = options.target_label;
-  std::string_view body = cleaned;
-  if (prefix.empty()) {
-    prefix = leading_label(cleaned, codec.source_vocab());
-    if (!prefix.empty()) body.remove_prefix(prefix.size());
-  }
-  if (!prefix.empty()) prefix += ' ';
-  const TokenCounter count = [&](const std::string& s) {
-    return codec.encode_source(prefix + s).size();
-  };
-  const std::vector<std::string> pieces = split_to_limit(body, limit, count);
-  std::size_t at = 0;  // where the piece before ended in body
-  for (std::size_t k = 0; k < pieces.size(); ++k) {
-    const std::string& piece = pieces[k];
-    std::vector<std::int32_t> piece_ids = codec.encode_source(prefix + piece);
-    crop(piece_ids, limit, source_eos);  // only when one character alone is over the limit
-    units.ids.push_back(std::move(piece_ids));
-    units.line.push_back(line);
-    units.prefix.emplace_back();
-    units.constraints.emplace_back();
-    units.text.emplace_back(k == 0 && options.alignment.on() ? cleaned : std::string());
-    // The pieces are body's trimmed substrings in order, with only whitespace between them: no
-    // whitespace before one means a word was cut there.
-    const std::size_t start = body.find(piece, at);
-    const bool cut_word = k > 0 && start == at;
-    at = start == std::string_view::npos ? at : start + piece.size();
-    units.piece.push_back({0, !prefix.empty() && (k > 0 || !options.target_label.empty()), cut_word});
-  }
-  return pieces.size();
-}
-
-// Cleans and encodes every line, splitting or truncating those over the limit as
-// options.long_lines says, and fills `notes` (one per line).
-// The glossary constraints of a cleaned line (pipeline/glossary.h); target terms holding the
-// target <unk> are dropped and noted.
+// The glossary constraints of a cleaned text (pipeline/glossary.h), added to the line's notes;
+// target terms holding the target <unk> are dropped and noted.
 search::Constraints glossary_constraints(const Glossary* glossary, const std::string& cleaned,
                                          const text::TextCodec& codec, const TranslateOptions& options,
                                          std::int32_t target_eos, std::int32_t target_unk,
@@ -230,128 +246,277 @@ search::Constraints glossary_constraints(const Glossary* glossary, const std::st
   if (target_unk >= 0) drop.push_back(target_unk);
   LineConstraints found =
       line_constraints(*glossary, cleaned, options.glossary_ignore_case, encode, drop);
-  note.glossary_unknown = std::move(found.dropped_lines);
-  note.glossary_terms = found.phrases.size();
+  note.glossary_unknown.insert(note.glossary_unknown.end(), found.dropped_lines.begin(),
+                               found.dropped_lines.end());
+  note.glossary_terms += found.phrases.size();
   return search::Constraints(std::move(found.phrases));
 }
 
-Units make_units(const std::vector<std::string>& lines, std::size_t first_line_number,
-                 const text::TextCodec& codec, const TranslateOptions& options,
-                 const TokenLimit& token_limit, std::int32_t source_eos,
-                 std::int32_t target_eos, std::int32_t target_unk, const Glossary* glossary,
-                 bool multilingual, std::vector<InputNotes>& notes) {
-  const std::size_t limit = token_limit.tokens;
-  notes.assign(lines.size(), InputNotes{});
-  Units units;
-  std::string cleaned;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    InputNotes& note = notes[i];
-    std::string_view source = lines[i];
-    std::vector<std::int32_t> prefix;
-    if (options.target_prefix) prefix = take_prefix(source, codec, target_eos, note);
-    note.invalid_utf8 += text::clean_text(source, cleaned).invalid_utf8;
-    if (is_blank(cleaned)) continue;
-    const std::size_t first_unit = units.ids.size();
-    note_labels(cleaned, codec, options, multilingual, note);
+// Everything make_units needs besides the lines.
+struct UnitMaker {
+  const text::TextCodec& codec;
+  const TranslateOptions& options;
+  const TokenLimit& token_limit;
+  const text::SentenceSplitter& splitter;
+  bool sentence_units;  // each sentence a unit (TranslateOptions::sentence_split not "off")
+  const Glossary* glossary;
+  std::int32_t source_eos, target_eos, target_unk;
+  bool multilingual;
+
+  Units make(const std::vector<std::string>& lines, std::size_t first_line_number,
+             std::vector<InputNotes>& notes) const;
+
+ private:
+  struct Line {
+    std::size_t index;        // in the window
+    std::size_t number;       // 1-based, in the whole input
+    std::string cleaned;
+    std::vector<std::int32_t> prefix;  // target prefix ids
+  };
+  void add_whole(Line& line, InputNotes& note, Units& units) const;
+  void add_sentences(Line& line, const std::vector<text::Sentence>& sentences, InputNotes& note,
+                     Units& units) const;
+  // The pieces of `text` (a line or a sentence over the limit, label_prefix put before each)
+  // as units of `line`, the first after `separator`; returns how many. `sentences`: cut it at
+  // sentence ends first (null: it is one sentence).
+  std::size_t add_pieces(const Line& line, std::string_view text, const std::string& label_prefix,
+                         const std::string& separator, bool first_of_line, bool continues_word,
+                         const text::SentenceSplitter* sentences, Units& units) const;
+  [[noreturn]] void fail(const Line& line, std::size_t tokens) const {
+    throw InputError(too_long_message(line.number, tokens, token_limit) +
+                     "; --long-lines split or truncate would translate it");
+  }
+  // The token count of the whole line (with its label), as a line over the limit reports it.
+  std::size_t line_tokens(const Line& line) const {
     const std::string& label = options.target_label;
-    const std::string full = label.empty() ? cleaned : label + " " + cleaned;
-    std::vector<std::int32_t> line_ids;
-    const ChunkedCount chunked = encode_if_fits(full, codec, limit, line_ids);
-    search::Constraints constraints =
-        glossary_constraints(glossary, cleaned, codec, options, target_eos, target_unk, note);
+    const std::string full = label.empty() ? line.cleaned : label + " " + line.cleaned;
+    std::vector<std::int32_t> unused;
+    return encode_if_fits(full, codec, token_limit.tokens, unused).tokens;
+  }
+  std::string text_for_alignment(const Line& line) const {
+    return options.alignment.on() ? line.cleaned : std::string();
+  }
+};
+
+std::size_t UnitMaker::add_pieces(const Line& line, std::string_view text,
+                                  const std::string& label_prefix, const std::string& separator,
+                                  bool first_of_line, bool continues_word,
+                                  const text::SentenceSplitter* sentences, Units& units) const {
+  const TokenCounter count = [&](const std::string& s) {
+    return codec.encode_source(label_prefix + s).size();
+  };
+  const std::vector<std::string> pieces = split_to_limit(text, token_limit.tokens, count, sentences);
+  std::size_t at = 0;  // where the piece before ended in text
+  for (std::size_t k = 0; k < pieces.size(); ++k) {
+    const std::string& piece = pieces[k];
+    std::vector<std::int32_t> piece_ids = codec.encode_source(label_prefix + piece);
+    crop(piece_ids, token_limit.tokens, source_eos);  // only when one character alone is over
+    // The pieces are text's trimmed substrings in order, with only whitespace between them: no
+    // whitespace before one means a word was cut there.
+    const std::size_t start = text.find(piece, at);
+    const bool cut_word = k > 0 ? start == at : continues_word;
+    at = start == std::string_view::npos ? at : start + piece.size();
+    const bool first = first_of_line && k == 0;
+    units.add(std::move(piece_ids), line.index, {}, {},
+              first ? text_for_alignment(line) : std::string(),
+              {0, !label_prefix.empty() && (!first || !options.target_label.empty()), cut_word},
+              k == 0 ? separator : std::string(" "), true);
+  }
+  return pieces.size();
+}
+
+void UnitMaker::add_whole(Line& line, InputNotes& note, Units& units) const {
+  const std::size_t limit = token_limit.tokens;
+  const std::string& label = options.target_label;
+  const std::string full = label.empty() ? line.cleaned : label + " " + line.cleaned;
+  std::vector<std::int32_t> line_ids;
+  const ChunkedCount chunked = encode_if_fits(full, codec, limit, line_ids);
+  search::Constraints constraints =
+      glossary_constraints(glossary, line.cleaned, codec, options, target_eos, target_unk, note);
+  if (chunked.tokens <= limit) {
+    units.add(std::move(line_ids), line.index, std::move(line.prefix), std::move(constraints),
+              text_for_alignment(line), {0, !label.empty(), false}, "", false);
+    return;
+  }
+  note.source_tokens = chunked.tokens;
+  switch (options.long_lines) {
+    case LongLines::fail:
+      fail(line, chunked.tokens);
+    case LongLines::truncate:
+      if (line_ids.empty()) line_ids = codec.encode_source(full.substr(0, chunked.over_at));
+      crop(line_ids, limit, source_eos);
+      // Its words are not all translated: no word mapping (empty text).
+      units.add(std::move(line_ids), line.index, std::move(line.prefix), std::move(constraints),
+                "", {0, !label.empty(), false}, "", false);
+      note.long_line = InputNotes::LongLine::truncated;
+      return;
+    case LongLines::split: {
+      note.long_line = InputNotes::LongLine::split;
+      note.glossary_split = !constraints.empty();
+      std::string label_prefix = label;
+      std::string_view body = line.cleaned;
+      if (label_prefix.empty()) {
+        label_prefix = leading_label(line.cleaned, codec.source_vocab());
+        if (!label_prefix.empty()) body.remove_prefix(label_prefix.size());
+      }
+      if (!label_prefix.empty()) label_prefix += ' ';
+      const std::size_t first_unit = units.ids.size();
+      note.pieces = add_pieces(line, body, label_prefix, "", true, false, &splitter, units);
+      units.prefix[first_unit] = std::move(line.prefix);  // the translation starts with it
+      return;
+    }
+  }
+}
+
+void UnitMaker::add_sentences(Line& line, const std::vector<text::Sentence>& sentences,
+                              InputNotes& note, Units& units) const {
+  const std::size_t limit = token_limit.tokens;
+  std::string label_prefix = options.target_label;
+  std::size_t body_start = 0;  // sentences are offsets into the cleaned line after its own label
+  if (label_prefix.empty()) {
+    label_prefix = leading_label(line.cleaned, codec.source_vocab());
+    body_start = label_prefix.size();
+  }
+  if (!label_prefix.empty()) label_prefix += ' ';
+  const std::string_view body = std::string_view(line.cleaned).substr(body_start);
+  note.sentences = sentences.size();
+  const std::size_t first_unit = units.ids.size();
+  bool truncated = false;
+  std::size_t before = 0;  // where the sentence before ended in body
+  for (std::size_t k = 0; k < sentences.size(); ++k) {
+    const std::string_view text = body.substr(sentences[k].begin, sentences[k].end - sentences[k].begin);
+    std::string separator(body.substr(before, sentences[k].begin - before));
+    const bool continues_word = k > 0 && separator.empty();  // after '。': no whitespace
+    before = sentences[k].end;
+    const std::string full = label_prefix + std::string(text);
+    std::vector<std::int32_t> ids;
+    const ChunkedCount chunked = encode_if_fits(full, codec, limit, ids);
+    const AlignedSource::Piece piece{0, !label_prefix.empty() && (k > 0 || !options.target_label.empty()),
+                                     continues_word};
     if (chunked.tokens <= limit) {
-      units.ids.push_back(std::move(line_ids));
-      units.line.push_back(i);
-      units.prefix.push_back(std::move(prefix));
-      units.constraints.push_back(std::move(constraints));
-      units.text.push_back(options.alignment.on() ? cleaned : std::string());
-      units.piece.push_back({0, !label.empty(), false});
+      search::Constraints constraints = glossary_constraints(glossary, std::string(text), codec,
+                                                             options, target_eos, target_unk, note);
+      units.add(std::move(ids), line.index, k == 0 ? std::move(line.prefix) : std::vector<std::int32_t>{},
+                std::move(constraints), k == 0 ? text_for_alignment(line) : std::string(), piece,
+                std::move(separator), false);
       continue;
     }
-    note.source_tokens = chunked.tokens;
+    if (note.source_tokens == 0) note.source_tokens = line_tokens(line);  // for the warning
     switch (options.long_lines) {
       case LongLines::fail:
-        throw InputError(too_long_message(first_line_number + i, chunked.tokens, token_limit) +
-                         "; --long-lines split or truncate would translate it");
-      case LongLines::truncate:
-        if (line_ids.empty()) line_ids = codec.encode_source(full.substr(0, chunked.over_at));
-        crop(line_ids, limit, source_eos);
-        units.ids.push_back(std::move(line_ids));
-        units.line.push_back(i);
-        units.prefix.push_back(std::move(prefix));
-        units.constraints.push_back(std::move(constraints));
-        units.text.emplace_back();  // its words are not all translated: no word mapping
-        units.piece.push_back({0, !label.empty(), false});
+        fail(line, chunked.tokens);
+      case LongLines::truncate: {
+        const TokenCounter count = [&](const std::string& s) {
+          return codec.encode_source(label_prefix + s).size();
+        };
+        std::vector<std::int32_t> kept =
+            codec.encode_source(label_prefix + truncate_to_limit(text, limit, count));
+        crop(kept, limit, source_eos);
+        units.add(std::move(kept), line.index, k == 0 ? std::move(line.prefix) : std::vector<std::int32_t>{},
+                  {}, "", piece, std::move(separator), false);
+        truncated = true;
         note.long_line = InputNotes::LongLine::truncated;
         continue;
-      case LongLines::split:
+      }
+      case LongLines::split: {
+        const std::size_t first = units.ids.size();
         note.long_line = InputNotes::LongLine::split;
-        note.glossary_split = !constraints.empty();
-        note.pieces = add_pieces(cleaned, i, codec, options, limit, source_eos, units);
-        units.prefix[first_unit] = std::move(prefix);  // the translation starts with it
+        if (!glossary_constraints(glossary, std::string(text), codec, options, target_eos,
+                                  target_unk, note).empty())
+          note.glossary_split = true;  // pieces of a sentence get no constraints
+        add_pieces(line, text, label_prefix, separator, k == 0, continues_word, nullptr, units);
+        if (k == 0) units.prefix[first] = std::move(line.prefix);
         continue;
+      }
     }
+  }
+  if (note.long_line == InputNotes::LongLine::split) note.pieces = units.ids.size() - first_unit;
+  // A truncated sentence's words are not all translated: no word mapping for the line.
+  if (truncated)
+    for (std::size_t u = units.ids.size(); u-- > 0 && units.line[u] == line.index;) units.text[u].clear();
+}
+
+Units UnitMaker::make(const std::vector<std::string>& lines, std::size_t first_line_number,
+                      std::vector<InputNotes>& notes) const {
+  notes.assign(lines.size(), InputNotes{});
+  Units units;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    InputNotes& note = notes[i];
+    Line line{i, first_line_number + i, {}, {}};
+    std::string_view source = lines[i];
+    if (options.target_prefix) line.prefix = take_prefix(source, codec, target_eos, note);
+    note.invalid_utf8 += text::clean_text(source, line.cleaned).invalid_utf8;
+    if (is_blank(line.cleaned)) continue;
+    note_labels(line.cleaned, codec, options, multilingual, note);
+    std::vector<text::Sentence> sentences;
+    if (sentence_units) {
+      const std::size_t own_label =
+          options.target_label.empty() ? leading_label(line.cleaned, codec.source_vocab()).size() : 0;
+      sentences = splitter.split(std::string_view(line.cleaned).substr(own_label));
+    }
+    if (sentences.size() > 1)
+      add_sentences(line, sentences, note, units);
+    else
+      add_whole(line, note, units);
   }
   return units;
 }
 
-// The one hypothesis of a split line: its pieces' best hypotheses joined (translator.h), and
-// where each piece ends in it (note.piece_ends). With a hard `alignment`, `pairs` gets the joined
-// alignment (Translation::split_alignment) from the pieces' rows over source_sizes[k] positions.
-search::Hypothesis join_pieces(std::vector<std::vector<search::Hypothesis>>& pieces,
-                               const model::Model& model, const search::SearchOptions& search,
-                               const AlignmentOutput& alignment,
-                               const std::vector<std::size_t>& source_sizes, InputNotes& note,
-                               AlignmentPairs& pairs) {
+// Rank `rank` of a line translated as several units: each unit's hypothesis of that rank (its
+// last when it has fewer) joined (translator.h), and how (`parts`: where each unit ends; with a
+// hard `alignment`, the joined pairs from the units' rows over source_sizes[k] positions).
+search::Hypothesis join_units(const std::vector<std::vector<search::Hypothesis>>& units,
+                              std::size_t rank, const model::Model& model,
+                              const search::SearchOptions& search, const AlignmentOutput& alignment,
+                              const std::vector<std::size_t>& source_sizes, JoinedUnits& parts) {
   const text::Vocabulary& target_vocab = model.codec().target_vocab();
   const std::int32_t eos = model.config().eos_id;
   const std::int32_t word_mark =
       target_vocab.contains(kWordMark) ? target_vocab.id_of(kWordMark) : -1;
+  const auto of_rank = [rank](const std::vector<search::Hypothesis>& list) {
+    return &list[std::min(rank, list.size() - 1)];
+  };
   search::Hypothesis joined;
   std::size_t total = 1;
-  for (const std::vector<search::Hypothesis>& piece : pieces)
-    if (!piece.empty()) total += piece.front().ids.size() + 1;
+  for (const std::vector<search::Hypothesis>& unit : units)
+    if (!unit.empty()) total += of_rank(unit)->ids.size() + 1;
   joined.ids.reserve(total);
   joined.token_scores.reserve(total);
-  bool ended = false;  // the last piece's hypothesis ended with </s>
+  bool ended = false;  // the last unit's hypothesis ended with </s>
   float eos_score = 0.0f;
   const bool align = alignment.kind == AlignmentOutput::Kind::hard;
-  std::vector<std::size_t> eos_sources;  // the sources the last piece's </s> is aligned to
+  AlignmentPairs& pairs = parts.alignment;
+  std::vector<std::size_t> eos_sources;  // the sources the last unit's </s> is aligned to
   std::size_t source_offset = 0;
-  for (std::size_t k = 0; k < pieces.size(); source_offset += source_sizes[k++]) {
-    std::vector<search::Hypothesis>& piece = pieces[k];
-    if (piece.empty()) continue;
-    const search::Hypothesis& h = piece.front();
-    if (h.cut_in_loop) ++note.loops_cut;
+  for (std::size_t k = 0; k < units.size(); source_offset += source_sizes[k++]) {
+    if (units[k].empty()) {
+      parts.ends.push_back(joined.ids.size());
+      continue;
+    }
+    const search::Hypothesis& h = *of_rank(units[k]);
     std::size_t n = h.ids.size();
     ended = n > 0 && h.ids[n - 1] == eos;
     if (ended) eos_score = h.token_scores[--n];
-    if (n > 0) {
-      if (!joined.ids.empty() && word_mark >= 0 &&
-          target_vocab.piece(h.ids[0]).compare(0, kWordMark.size(), kWordMark) != 0) {
-        joined.ids.push_back(word_mark);
-        joined.token_scores.push_back(0.0f);
-      }
+    if (n > 0 && !joined.ids.empty() && word_mark >= 0 &&
+        target_vocab.piece(h.ids[0]).compare(0, kWordMark.size(), kWordMark) != 0) {
+      joined.ids.push_back(word_mark);
+      joined.token_scores.push_back(0.0f);
     }
     if (align) {
       eos_sources.clear();
       for (const auto& [s, t] : hard_alignment(h.alignment, source_sizes[k], alignment.threshold)) {
         if (t < n)
           pairs.emplace_back(s + source_offset, t + joined.ids.size());
-        else  // its </s>: the joined hypothesis has one at most, the last piece's
+        else  // its </s>: the joined hypothesis has one at most, the last unit's
           eos_sources.push_back(s + source_offset);
       }
     }
-    if (n > 0) {
-      joined.ids.insert(joined.ids.end(), h.ids.begin(),
-                        h.ids.begin() + static_cast<std::ptrdiff_t>(n));
-      joined.token_scores.insert(joined.token_scores.end(), h.token_scores.begin(),
-                                 h.token_scores.begin() + static_cast<std::ptrdiff_t>(n));
-      note.piece_ends.push_back(joined.ids.size());
-    }
-    std::vector<search::Hypothesis>().swap(piece);  // a huge line's pieces: memory back at once
+    joined.ids.insert(joined.ids.end(), h.ids.begin(), h.ids.begin() + static_cast<std::ptrdiff_t>(n));
+    joined.token_scores.insert(joined.token_scores.end(), h.token_scores.begin(),
+                               h.token_scores.begin() + static_cast<std::ptrdiff_t>(n));
+    parts.ends.push_back(joined.ids.size());
   }
-  if (ended) {  // the line's translation ends as its last piece's does
+  if (ended) {  // the line's translation ends as its last unit's does
     joined.ids.push_back(eos);
     joined.token_scores.push_back(eos_score);
     for (std::size_t s : eos_sources) pairs.emplace_back(s, joined.ids.size() - 1);
@@ -360,6 +525,54 @@ search::Hypothesis join_pieces(std::vector<std::vector<search::Hypothesis>>& pie
   for (float s : joined.token_scores) joined.score += s;
   joined.normalized_score = search::normalized_score(joined.score, joined.ids.size(), search);
   return joined;
+}
+
+// The translation of a line made of units [first, end) (Translation::split): one joined
+// hypothesis per rank up to the longest unit's n-best list.
+Translation join_line(std::vector<std::vector<search::Hypothesis>>& found, const Units& units,
+                      std::size_t first, std::size_t end, const model::Model& model,
+                      const TranslateOptions& options, InputNotes& note) {
+  Translation translation;
+  translation.split = true;
+  std::vector<std::vector<search::Hypothesis>> unit_lists(
+      std::make_move_iterator(found.begin() + static_cast<std::ptrdiff_t>(first)),
+      std::make_move_iterator(found.begin() + static_cast<std::ptrdiff_t>(end)));
+  std::vector<std::size_t> source_sizes;
+  std::size_t ranks = 0;
+  for (std::size_t k = first; k < end; ++k) {
+    source_sizes.push_back(units.ids[k].size());
+    translation.separators.push_back(units.separator[k]);
+    const std::vector<search::Hypothesis>& list = unit_lists[k - first];
+    ranks = std::max(ranks, list.size());
+    if (!list.empty() && list.front().cut_in_loop) ++note.loops_cut;
+  }
+  for (std::size_t rank = 0; rank < ranks; ++rank) {
+    translation.units.emplace_back();
+    translation.hypotheses.push_back(join_units(unit_lists, rank, model, options.search,
+                                                options.alignment, source_sizes,
+                                                translation.units.back()));
+  }
+  if (options.alignment.on()) {
+    AlignedSource& source = translation.source;
+    source.text = units.text[first];
+    for (std::size_t k = first; k < end; ++k) {
+      source.ids.insert(source.ids.end(), units.ids[k].begin(), units.ids[k].end());
+      source.pieces.push_back(units.piece[k]);
+      source.pieces.back().end = source.ids.size();
+    }
+  }
+  return translation;
+}
+
+// A unit's source tokens besides </s> and a language label put before it.
+std::size_t unit_source_tokens(const Units& units, std::size_t u) {
+  const std::size_t added = 1 + (units.piece[u].skip_first ? 1 : 0);
+  return units.ids[u].size() > added ? units.ids[u].size() - added : 0;
+}
+
+// A hypothesis' tokens besides </s>.
+std::size_t target_tokens(const search::Hypothesis& h, std::int32_t eos) {
+  return h.ids.size() - (!h.ids.empty() && h.ids.back() == eos ? 1 : 0);
 }
 
 // One run of the model: `count` units of a batch (Translator::translate_each).
@@ -414,9 +627,11 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
                                 std::size_t first_line_number, const std::atomic<bool>* stop,
                                 const ParallelOptions& parallel) const {
   std::vector<InputNotes> notes;
-  Units units = make_units(lines, first_line_number, model_->codec(), options_, limit_,
-                           model_->config().source_eos_id, model_->config().eos_id,
-                           model_->config().unk_id, glossary_.get(), multilingual_, notes);
+  const UnitMaker maker{model_->codec(), options_, limit_, *splitter_,
+                        options_.sentence_split != "off", glossary_.get(),
+                        model_->config().source_eos_id, model_->config().eos_id,
+                        model_->config().unk_id, multilingual_};
+  Units units = maker.make(lines, first_line_number, notes);
   const auto stopped = [stop] { return stop != nullptr && stop->load(std::memory_order_relaxed); };
 
   // Each line's first unit and how many of its units are still to translate.
@@ -435,28 +650,11 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
     found[u] = std::move(hypotheses);
     const std::size_t line = units.line[u];
     if (--pending[line] > 0) return;
+    std::size_t end = first_unit[line];
+    while (end < found.size() && units.line[end] == line) ++end;
     Translation translation;
-    if (notes[line].long_line == InputNotes::LongLine::split) {
-      std::size_t end = first_unit[line];
-      while (end < found.size() && units.line[end] == line) ++end;
-      std::vector<std::vector<search::Hypothesis>> pieces(
-          std::make_move_iterator(found.begin() + static_cast<std::ptrdiff_t>(first_unit[line])),
-          std::make_move_iterator(found.begin() + static_cast<std::ptrdiff_t>(end)));
-      std::vector<std::size_t> source_sizes;
-      for (std::size_t k = first_unit[line]; k < end; ++k) source_sizes.push_back(units.ids[k].size());
-      translation.split = true;
-      translation.hypotheses.push_back(join_pieces(pieces, *model_, options_.search,
-                                                   options_.alignment, source_sizes, notes[line],
-                                                   translation.split_alignment));
-      if (options_.alignment.on()) {
-        AlignedSource& source = translation.source;
-        source.text = std::move(units.text[first_unit[line]]);
-        for (std::size_t k = first_unit[line]; k < end; ++k) {
-          source.ids.insert(source.ids.end(), units.ids[k].begin(), units.ids[k].end());
-          source.pieces.push_back(units.piece[k]);
-          source.pieces.back().end = source.ids.size();
-        }
-      }
+    if (end - first_unit[line] > 1 || notes[line].long_line == InputNotes::LongLine::split) {
+      translation = join_line(found, units, first_unit[line], end, *model_, options_, notes[line]);
     } else {
       translation.hypotheses = std::move(found[u]);
       if (options_.alignment.on()) {
@@ -472,15 +670,72 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
   std::vector<std::size_t> lengths;
   for (const auto& s : units.ids) lengths.push_back(s.size());
   const std::int32_t source_eos = model_->config().source_eos_id;
+  // Rows `rows` of a batch (unit indices in `members`) searched again on their own, with
+  // `search`; with `as_before`, their prefixes and loop guards as in the first search. Fewer
+  // results than rows: stopped.
+  const auto search_again = [&](const std::size_t* members, const std::vector<std::size_t>& rows,
+                                const search::SearchOptions& search, bool as_before,
+                                const std::atomic<bool>* stop_flag) {
+    std::vector<std::vector<std::int32_t>> again;
+    std::vector<char> guard;
+    search::Prefixes prefixes;
+    for (std::size_t k : rows) {
+      again.push_back(units.ids[members[k]]);
+      guard.push_back(units.guard_loops[members[k]]);
+      if (options_.target_prefix) prefixes.push_back(units.prefix[members[k]]);
+    }
+    const batch::Batch batch = batch::make_batch(again, source_eos);
+    const model::EncoderOutput encoded = model_->encoder().forward(batch.ids, batch.lengths);
+    return as_before ? search::beam_search(*model_, encoded, search, stop_flag, &guard, &prefixes)
+                     : search::beam_search(*model_, encoded, search, stop_flag);
+  };
+  // Units whose best translation is implausibly short (short_translation) are searched again
+  // with a wider beam and length normalisation (a beam that settles on an early </s> is how a
+  // sentence usually loses a clause); the longer best translation is kept, and a unit still
+  // short is noted. Constrained units are left as they are. Returns false when stopped.
+  const auto retry_short = [&](const std::size_t* members, std::size_t count,
+                               const std::vector<search::Constraints>& constraints,
+                               std::vector<std::vector<search::Hypothesis>>& batch_found) {
+    const std::int32_t eos = model_->config().eos_id;
+    const auto is_short = [&](std::size_t u, const search::Hypothesis& h) {
+      // Only a translation that ended (</s>): one cut at the length limit was not given up.
+      return !h.ids.empty() && h.ids.back() == eos &&
+             short_translation(unit_source_tokens(units, u), target_tokens(h, eos));
+    };
+    std::vector<std::size_t> rows;
+    for (std::size_t k = 0; k < count; ++k)
+      if ((constraints.empty() || constraints[k].empty()) && !batch_found[k].empty() &&
+          is_short(members[k], batch_found[k].front()))
+        rows.push_back(k);
+    if (rows.empty()) return true;
+    search::SearchOptions wider = options_.search;
+    wider.beam_size = std::max<dim_t>(2 * wider.beam_size, 8);
+    wider.normalize = std::max(wider.normalize, 1.0f);
+    auto again = search_again(members, rows, wider, true, stop);
+    if (again.size() != rows.size()) return false;
+    for (std::size_t j = 0; j < rows.size(); ++j) {
+      std::vector<search::Hypothesis>& first = batch_found[rows[j]];
+      if (!again[j].empty() &&
+          target_tokens(again[j].front(), eos) > target_tokens(first.front(), eos))
+        first = std::move(again[j]);
+      const std::size_t u = members[rows[j]];
+      if (!is_short(u, first.front())) continue;
+      const std::lock_guard<std::mutex> lock(finish_mutex);
+      notes[units.line[u]].short_units.push_back({u - first_unit[units.line[u]],
+                                                  unit_source_tokens(units, u),
+                                                  target_tokens(first.front(), eos)});
+    }
+    return true;
+  };
   const auto run = [&](const std::size_t* members, std::size_t count) {
     std::vector<std::vector<std::int32_t>> sequences;
     for (std::size_t k = 0; k < count; ++k) sequences.push_back(units.ids[members[k]]);
     const batch::Batch batch = batch::make_batch(sequences, source_eos);
     const model::EncoderOutput encoded = model_->encoder().forward(batch.ids, batch.lengths);
-    // The pieces of a split line are guarded against loops (search/beam.h); whole lines never.
+    // The pieces of a sentence over the limit are guarded against loops (search/beam.h);
+    // whole sentences never.
     std::vector<char> guard_loops;
-    for (std::size_t k = 0; k < count; ++k)
-      guard_loops.push_back(notes[units.line[members[k]]].long_line == InputNotes::LongLine::split);
+    for (std::size_t k = 0; k < count; ++k) guard_loops.push_back(units.guard_loops[members[k]]);
     search::Prefixes prefixes;
     if (options_.target_prefix)
       for (std::size_t k = 0; k < count; ++k) prefixes.push_back(units.prefix[members[k]]);
@@ -491,6 +746,7 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
     if (options_.search.sampling.kind == search::Sampling::Kind::off) {
       batch_found = search::beam_search(*model_, encoded, options_.search, stop, &guard_loops,
                                         &prefixes, &constraints);
+      if (batch_found.size() != count) return;  // stopped during the search
       // Constraints not met within the length limit (an empty result): those lines get the
       // unconstrained search, as a batch of their own.
       std::vector<std::size_t> unmet;
@@ -498,18 +754,14 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
         if (!constraints.empty() && !constraints[k].empty() && batch_found[k].empty())
           unmet.push_back(k);
       if (!unmet.empty()) {
-        std::vector<std::vector<std::int32_t>> again;
-        for (std::size_t k : unmet) again.push_back(units.ids[members[k]]);
-        const batch::Batch retry = batch::make_batch(again, source_eos);
-        const model::EncoderOutput retry_encoded =
-            model_->encoder().forward(retry.ids, retry.lengths);
-        auto plain = search::beam_search(*model_, retry_encoded, options_.search, stop);
+        auto plain = search_again(members, unmet, options_.search, false, stop);
         if (plain.size() != unmet.size()) return;  // stopped during the search
         for (std::size_t j = 0; j < unmet.size(); ++j) {
           batch_found[unmet[j]] = std::move(plain[j]);
           notes[units.line[members[unmet[j]]]].glossary_fallback = true;
         }
       }
+      if (!retry_short(members, count, constraints, batch_found)) return;  // stopped
     } else {  // each sentence's samples depend on the seed and its own source only
       std::vector<std::uint64_t> seeds;
       for (std::size_t k = 0; k < count; ++k)

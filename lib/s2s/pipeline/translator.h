@@ -1,17 +1,18 @@
 // Translator: lines in, translations out, in input order. Each line is cleaned first
 // (text/clean.h: invalid UTF-8 -> U+FFFD, control characters -> space); blank lines give
-// empty results without running the model; the rest are encoded, sorted by length into batches
+// empty results without running the model; the rest are cut into sentences
+// (TranslateOptions::sentence_split, text/segment.h), encoded, sorted by length into batches
 // (batch/batcher.h), encoded once per batch, searched, and put back into their input slots.
 //
-// A line longer than the token limit (TranslateOptions::max_length, never more than a learned
-// position table) is split, truncated or refused as options.long_lines says; no translation is
-// longer than that limit either. Split: its pieces
-// (long_lines.h split_to_limit) are translated as separate sentences, batched with every other
-// line, and their best hypotheses joined into the line's one result: target ids concatenated
-// (the pieces' </s> dropped but the last one's; a '▁' token put between two pieces when the next
-// does not start a word, so the text is joined with one space), token scores likewise, score
-// their sum, normalized score recomputed by the search rules. A split line has one hypothesis
-// even with n_best.
+// A line is translated as one unit, or as several (docs/real-text.md): its sentences, and the
+// pieces of a sentence longer than the token limit (TranslateOptions::max_length, never more
+// than a learned position table), which is split, truncated or refused as options.long_lines
+// says (long_lines.h split_to_limit). The units of all lines are batched together; a line's
+// units' hypotheses are joined into its results (Translation::units): target ids concatenated
+// (each unit's </s> dropped but the last one's; a '▁' token put between two units when the next
+// does not start a word), token scores likewise, score their sum, normalized score recomputed by
+// the search rules. The n-th joined hypothesis joins each unit's n-th (its last when it has
+// fewer). No translation is longer than the token limit either.
 #pragma once
 
 #include <atomic>
@@ -27,6 +28,7 @@
 #include "s2s/pipeline/long_lines.h"
 #include "s2s/search/hypothesis.h"
 #include "s2s/search/options.h"
+#include "s2s/text/segment.h"
 
 namespace s2s::pipeline {
 
@@ -60,19 +62,24 @@ struct TranslateOptions {
   // target_prefix or sampling (UsageError).
   std::string glossary_file;
   bool glossary_ignore_case = false;  // match source terms after ASCII lowercasing
+  // Cut each line into sentences (ICU, text/segment.h) translated as units of the same batches
+  // and joined with the whitespace that separated them: the source language whose abbreviations
+  // segmentation knows ("Mr. Smith" is not cut), an ISO 639 code ("on" means "en"). "off": a
+  // line is one unit unless it is over the token limit (Marian's and CTranslate2's whole-line
+  // behaviour). Anything else is a UsageError.
+  std::string sentence_split = "en";
 };
 
 // What was done to one input line before translation, for the caller's warnings.
 struct InputNotes {
   std::size_t invalid_utf8 = 0;   // invalid UTF-8 sequences replaced with U+FFFD
-  std::size_t source_tokens = 0;  // when the line was over the limit: its token count
+  std::size_t sentences = 1;  // sentences the line was cut into (TranslateOptions::sentence_split)
+  // A line (or, of a line cut into sentences, its longest sentence) over the limit: its token
+  // count, and what was done to it.
+  std::size_t source_tokens = 0;
   enum class LongLine { no, split, truncated } long_line = LongLine::no;
-  std::size_t pieces = 0;  // split: how many pieces were translated
+  std::size_t pieces = 0;  // split: how many pieces the line's units are in all
   std::size_t loops_cut = 0;  // split: pieces whose translation the loop guard cut (search/beam.h)
-  // split: where each piece's translation ends in the joined hypothesis' ids (</s> excluded), so
-  // that a caller can decode a huge line piece by piece (SentencePiece needs a few hundred bytes
-  // per token to decode at once).
-  std::vector<std::size_t> piece_ends;
   // Language labels (multilingual models, ">>deu<<"), when no target label was given:
   std::string unknown_label;  // the line starts with a label the model does not know
   bool no_label = false;      // the model is multilingual and the line has no label
@@ -81,6 +88,38 @@ struct InputNotes {
   bool glossary_fallback = false;  // they could not be met: the unconstrained translation
   bool glossary_split = false;     // the line was split: no constraints applied
   std::vector<std::size_t> glossary_unknown;  // glossary lines whose target term has <unk>
+  // Units whose translation stayed implausibly short for their source after a second search
+  // (short_translation): content may be missing.
+  struct ShortUnit {
+    std::size_t unit = 0;  // 0-based, among the line's units (its sentences and pieces)
+    std::size_t source_tokens = 0;
+    std::size_t target_tokens = 0;
+  };
+  std::vector<ShortUnit> short_units;
+};
+
+// The short-translation check: a unit of at least kShortMinSource source tokens (</s> and a
+// language label not counted) whose best translation ended (</s>) with fewer than kShortRatio
+// target tokens per source token (</s> not counted) probably lost content. Both figures come from the
+// length ratios of the default model on its held-out sets (docs/real-text.md): they flag
+// well under 1% of ordinary sentences.
+inline constexpr std::size_t kShortMinSource = 8;
+inline constexpr double kShortRatio = 0.5;
+bool short_translation(std::size_t source_tokens, std::size_t target_tokens);
+
+// How one joined hypothesis of a line translated as several units is made of them.
+struct JoinedUnits {
+  // Where each unit's translation ends in the hypothesis' ids (</s> excluded), so that its text
+  // is decoded unit by unit and joined with Translation::separators (SentencePiece would also need
+  // a few hundred bytes per token to decode a huge line's translation at once).
+  std::vector<std::size_t> ends;
+  // With a hard alignment, the joined (source, target) pairs, sorted: each unit's pairs with its
+  // source positions moved by the source ids of the units before it (AlignedSource::ids: the
+  // units' ids one after another, each with its </s> and label) and its target positions moved
+  // to where its tokens are in the joined ids (what jsonl "tokens" lists); the pairs of a unit's
+  // </s> are left out, but the last unit's go to the joined </s> when there is one. Soft rows are
+  // not joined: over a huge line they would grow with the square of its length.
+  AlignmentPairs alignment;
 };
 
 // The result for one input line: the n-best list, best first (one entry unless n_best; empty
@@ -91,16 +130,13 @@ struct Translation {
   // (alignment.h AlignedSource); its text is empty for a truncated line (not all its words were
   // translated: no word mapping).
   AlignedSource source;
-  // A line split into pieces (InputNotes::piece_ends): its one hypothesis is the pieces' joined
-  // and has no alignment rows; with a hard alignment, split_alignment is its (source, target)
-  // pairs, sorted: each piece's pairs with its source positions moved by the source ids of the
-  // pieces before it (AlignedSource::ids: the pieces' ids one after another, each with its </s>
-  // and label) and its target positions moved to where its tokens are in the joined hypothesis'
-  // ids (what jsonl "tokens" lists); the pairs of a piece's </s> are left out, but the last
-  // piece's go to the joined </s> when there is one. Soft rows are not joined (empty): over the
-  // joined source they would grow with the square of the line's length.
+  // A line translated as several units (sentences, pieces of a long sentence): its hypotheses
+  // are joined and have no alignment rows; `units` says how, one entry per hypothesis, and
+  // `separators` holds the source whitespace before each unit ("" for the first; one space between
+  // the pieces of a long sentence), which joins the units' texts.
   bool split = false;
-  AlignmentPairs split_alignment;
+  std::vector<JoinedUnits> units;
+  std::vector<std::string> separators;
 };
 
 class WorkerTeam;  // pipeline/worker_team.h
@@ -164,6 +200,8 @@ class Translator {
   TokenLimit limit_;
   bool multilingual_ = false;  // the source vocabulary has >>xxx<< language labels
   std::shared_ptr<const Glossary> glossary_;  // loaded from options.glossary_file, or none
+  // Sentences for options.sentence_split, and for lines over the limit in any case.
+  std::shared_ptr<const text::SentenceSplitter> splitter_;
 };
 
 // True when a line holds only whitespace (or nothing).
@@ -174,6 +212,10 @@ bool is_blank(const std::string& line);
 // line was not too long.
 std::string long_line_message(std::size_t line_number, const InputNotes& notes,
                               const TokenLimit& limit);
+
+// "line 7: the translation of sentence 2 is much shorter than its source (3 tokens for 25):
+// content may be missing", one per short unit; none when the line has none.
+std::vector<std::string> short_messages(std::size_t line_number, const InputNotes& notes);
 
 // The glossary warnings of one line ("line 7: ..."): constraints not met (unconstrained
 // translation), not applied to a split line, target terms dropped for <unk>.
