@@ -4,11 +4,13 @@
 // and the short-translation check work per sentence.
 #include <catch2/catch.hpp>
 
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "../app/cli_runner.h"
+#include "fixtures.h"
 #include "s2s/batch/batch.h"
 #include "s2s/formats/detect.h"
 #include "s2s/pipeline/output.h"
@@ -158,31 +160,40 @@ TEST_CASE("short_translation: long sources with far fewer target tokens", "[pipe
   CHECK_FALSE(pipeline::short_translation(30, 15));
 }
 
-TEST_CASE("a translation cut short is searched again, then reported naming the line and part",
+// A random fixture model that ends most translations after a token or two: the losses the
+// short-translation check is for, made on purpose.
+constexpr const char* kEndsEarly = "marian-ymlids-gelu-tied";
+const std::string kLost = "To copy it so free the a software it this may with copy may change and in with free free";
+
+TEST_CASE("a translation that ends far too early is searched again, then reported by line and part",
           "[pipeline][sentences]") {
-  // A word penalty far above any token's cost makes the search end translations at once: a
-  // loss the second search (same penalty) cannot undo either.
   pipeline::TranslateOptions options = options_for("en");
-  options.search.word_penalty = 20.0f;
-  const pipeline::Translator translator(load_shipped(), options);
+  options.search.max_length_factor = 3.0f;
+  const pipeline::Translator translator(test::load_fixture(test::fixture_named(kEndsEarly)), options);
   std::vector<pipeline::InputNotes> notes;
-  const std::string line = "Hello. " + kSentences[2];
-  translator.translate({line, kSentences[4]}, 7, &notes);
+  const std::vector<pipeline::Translation> found =
+      translator.translate({"Hello. " + kLost, "the license is free"}, 7, &notes);
   REQUIRE(notes[0].short_units.size() == 1);
-  CHECK(notes[0].short_units[0].unit == 1);
-  CHECK(notes[0].short_units[0].target_tokens * 2 < notes[0].short_units[0].source_tokens);
-  CHECK(notes[1].short_units.empty());  // six tokens: too short to judge
-  // Cut at the length limit is not given up: not reported as short.
-  pipeline::TranslateOptions capped = options_for("en");
-  capped.search.max_length_factor = 0.3f;
-  pipeline::Translator(load_shipped(), capped).translate({line}, 1, &notes);
-  CHECK(notes[0].short_units.empty());
+  const pipeline::InputNotes::ShortUnit& unit = notes[0].short_units[0];
+  CHECK(unit.unit == 1);
+  CHECK(unit.source_tokens >= 8);
+  CHECK(unit.target_tokens * 2 < unit.source_tokens);
+  CHECK(notes[1].short_units.empty());  // four words: too short to judge
   const std::vector<std::string> messages = pipeline::short_messages(7, notes[0]);
   REQUIRE(messages.size() == 1);
-  CHECK(messages[0].rfind("line 7: the translation of its part 2 is much shorter", 0) == 0);
-  // Without the cap, nothing is short.
-  const pipeline::Translator normal(load_shipped(), options_for("en"));
-  normal.translate({line}, 1, &notes);
+  CHECK(messages[0].rfind("line 7: the translation of its part 2 is much shorter than its source (" +
+                              std::to_string(unit.target_tokens) + " tokens for " +
+                              std::to_string(unit.source_tokens) + ")",
+                          0) == 0);
+  // A translation cut at the length limit was not given up: not reported.
+  pipeline::TranslateOptions capped = options_for("en");
+  capped.search.max_length_factor = 0.3f;
+  const std::vector<pipeline::Translation> cut =
+      pipeline::Translator(load_shipped(), capped).translate({kSentences[2]}, 1, &notes);
+  const std::vector<std::int32_t>& ids = cut[0].hypotheses[0].ids;
+  const std::size_t source = load_shipped()->codec().encode_source(kSentences[2]).size() - 1;
+  CHECK(ids.back() != load_shipped()->config().eos_id);  // cut, not ended
+  CHECK(pipeline::short_translation(source, ids.size()));  // as short as a loss would be
   CHECK(notes[0].short_units.empty());
 }
 
@@ -197,11 +208,48 @@ TEST_CASE("translate: paragraphs on the command line, jsonl says what may be mis
   const auto bad = test::run_s2s("translate --sentence-split 'x y'", paragraph);
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("--sentence-split") != std::string::npos);
-  const auto cut = test::run_s2s("translate -b 2 --word-penalty 20 --format jsonl",
-                                 "Hello. " + kSentences[2] + "\n");
+  const auto cut = test::run_s2s("translate -b 4 --format jsonl -m '" +
+                                     test::data_path(std::string("models/") + kEndsEarly) + "'",
+                                 "Hello. " + kLost + "\n");
   REQUIRE(cut.exit_code == 0);
   CHECK(cut.out.find("\"short\":[{\"part\":2,") != std::string::npos);
   CHECK(cut.err.find("line 1: the translation of its part 2 is much shorter") != std::string::npos);
+}
+
+}  // namespace s2s
+
+namespace s2s {
+
+TEST_CASE("paragraphs of 2 to 30 held-out sentences come back whole: each sentence as it is alone",
+          "[cli][sentences]") {
+  // The held-out description lines of the export-fidelity check (tests/data/en-de).
+  std::vector<std::string> lines;
+  std::ifstream in(test::data_path("en-de/fidelity.tsv"), std::ios::binary);
+  for (std::string line; std::getline(in, line);) lines.push_back(line.substr(0, line.find('\t')));
+  REQUIRE(lines.size() >= 40);
+  std::string one_per_line;
+  for (const std::string& line : lines) one_per_line += line + "\n";
+  const std::string args = "translate -b 4 --batch-size 1";
+  const auto alone = test::run_s2s(args, one_per_line);
+  REQUIRE(alone.exit_code == 0);
+  const std::vector<std::string> translations = test::split_lines(alone.out);
+  REQUIRE(translations.size() == lines.size());
+  std::string paragraphs, expected;
+  std::size_t start = 0;
+  for (std::size_t size : {2, 5, 30, 3}) {
+    std::string source, target;
+    for (std::size_t k = start; k < start + size; ++k) {
+      source += (k > start ? " " : "") + lines[k];
+      target += (k > start ? " " : "") + translations[k];
+    }
+    paragraphs += source + "\n";
+    expected += target + "\n";
+    start += size;
+  }
+  const auto joined = test::run_s2s(args, paragraphs);
+  REQUIRE(joined.exit_code == 0);
+  CHECK(joined.err.empty());
+  CHECK(joined.out == expected);
 }
 
 }  // namespace s2s
