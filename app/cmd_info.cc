@@ -99,6 +99,9 @@ void run_info(const InfoArgs& args, const Context& context) {
   if (!ignored.empty())
     std::printf("model settings (%s), ignored:%s\n", info.search_defaults_source.c_str(),
                 ignored.c_str());
+  // What translate does to a line before this model sees it (docs/real-text.md).
+  std::printf("input text: each line cut into sentences (ICU, English abbreviations), translated "
+              "as units and joined; --sentence-split LANG or off changes it\n");
   // Last, where it is seen: the model is described, but translate and score would refuse it.
   if (!info.missing.empty()) {
     std::printf("missing for translation (translate and score refuse this folder):\n");

@@ -205,6 +205,8 @@ TEST_CASE("translate: paragraphs on the command line, jsonl says what may be mis
   const auto off = test::run_s2s("translate -b 2 --sentence-split off", paragraph);
   REQUIRE(off.exit_code == 0);
   CHECK(off.out != on.out);
+  CHECK(test::run_s2s("info").out.find("input text: each line cut into sentences") !=
+        std::string::npos);
   const auto bad = test::run_s2s("translate --sentence-split 'x y'", paragraph);
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("--sentence-split") != std::string::npos);
