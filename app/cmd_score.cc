@@ -150,8 +150,14 @@ void run_score(const ScoreArgs& args, const Context& context) {
       given_shard(args.shard, sharded_file(args), sharded_flag(args));
   const std::string output_path =
       shard ? shard_output(args.output, sharded_file(args), *shard) : args.output;
+  const bool reads_input = args.nbest.empty() && args.source.empty();
+  refuse_output_over_input(output_path, {{reads_input ? args.input : "", "-i"},
+                                         {args.source, "--source"},
+                                         {args.target, "--target"},
+                                         {args.nbest, "--n-best"}});
   if (args.resume) check_resumable(sharded_file(args), sharded_flag(args), output_path);
   if (s.quiet) log::set_level(log::Level::quiet);
+  note_ignored(args.flags, config_notes, config);
   set_num_threads(static_cast<int>(s.threads));
   const std::atomic<bool>& stop = stop_gracefully();  // stops between batches
   const File input(args.nbest.empty() ? args.input : args.nbest, false);

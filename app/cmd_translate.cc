@@ -251,6 +251,9 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   pipeline::ParallelOptions parallel = pipeline::parallel_options(early);
   const std::string output_path =
       shard ? shard_output(args.output, args.input, *shard) : args.output;
+  refuse_output_over_input(output_path, {{args.input, "-i"},
+                                         {args.prefix_file, "--prefix-file"},
+                                         {early.translate.glossary_file, "--glossary"}});
   if (args.resume) check_resumable(args.input, "-i FILE", output_path);
   const File input(args.input, false);
   // A shard: the input's lines from range.first_line, up to range.end (the whole input without).
