@@ -124,7 +124,7 @@ void Progress::update(std::size_t lines, bool final) {
   last_ = now;
   const double seconds = std::chrono::duration<double>(now - start_).count();
   char text[96];
-  std::snprintf(text, sizeof text, "%zu lines, %.1f lines/s", lines,
+  std::snprintf(text, sizeof text, "%zu %s, %.1f lines/s", lines, lines == 1 ? "line" : "lines",
                 seconds > 0 ? static_cast<double>(lines) / seconds : 0.0);
   log::progress(text, final, shown_);
 }
