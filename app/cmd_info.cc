@@ -64,7 +64,7 @@ void run_info(const InfoArgs& args, const Context& context) {
   std::printf("  embeddings shared: %s, output tied: %s, output bias: %s\n",
               yes_no(c.shared_embeddings), yes_no(c.tied_output), yes_no(c.output_bias));
   if (c.alignment_layer >= 0)
-    std::printf("  word alignment (--alignment): decoder layer %lld of %lld, head 1\n",
+    std::printf("  word alignment (--alignment): decoder layer %lld of %lld, head 0\n",
                 static_cast<long long>(c.alignment_layer + 1),
                 static_cast<long long>(c.decoder_layers));
   else

@@ -67,7 +67,8 @@ std::string percent(std::size_t done, std::size_t total) {
 }
 
 std::string describe(const pipeline::Journal& j, double now) {
-  if (j.complete) return "complete, " + std::to_string(j.lines_done) + " lines";
+  if (j.complete)
+    return "complete, " + std::to_string(j.lines_done) + (j.lines_done == 1 ? " line" : " lines");
   const pipeline::JournalProgress p = pipeline::journal_progress(j, now);
   std::string text = std::to_string(j.lines_written) + " of " + std::to_string(j.lines_total) +
                      " lines (" + percent(j.lines_written, j.lines_total) + ")";

@@ -143,15 +143,24 @@ void run_score(const ScoreArgs& args, const Context& context) {
   std::signal(SIGPIPE, SIG_IGN);
   pipeline::ScoreSettings s;  // defaults < --config < flags
   const std::string config = config_path(args.config, context);
-  if (!config.empty()) pipeline::read_yaml_options(config, s);
+  pipeline::ConfigFileNotes config_notes;
+  if (!config.empty()) config_notes = pipeline::read_yaml_options(config, s);
   apply_flags(args.flags, s);
+  if (!args.model.empty() && !config_notes.model.empty())
+    config_notes.ignored.push_back("model (-m given)");
   check_combinations(args, s);
   const std::optional<pipeline::Shard> shard =
       given_shard(args.shard, sharded_file(args), sharded_flag(args));
   const std::string output_path =
       shard ? shard_output(args.output, sharded_file(args), *shard) : args.output;
+  const bool reads_input = args.nbest.empty() && args.source.empty();
+  refuse_output_over_input(output_path, {{reads_input ? args.input : "", "-i"},
+                                         {args.source, "--source"},
+                                         {args.target, "--target"},
+                                         {args.nbest, "--n-best"}});
   if (args.resume) check_resumable(sharded_file(args), sharded_flag(args), output_path);
   if (s.quiet) log::set_level(log::Level::quiet);
+  note_ignored(args.flags, config_notes, config);
   set_num_threads(static_cast<int>(s.threads));
   const std::atomic<bool>& stop = stop_gracefully();  // stops between batches
   const File input(args.nbest.empty() ? args.input : args.nbest, false);
@@ -169,7 +178,8 @@ void run_score(const ScoreArgs& args, const Context& context) {
   const pipeline::Shard whole;
   const pipeline::Shard* cut = shard ? &*shard : args.resume ? &whole : nullptr;
   pipeline::PairReader reader = open_pairs(args, s, input, &stop, cut, windows);
-  const std::string model_folder = model_path(args.model, context);
+  const std::string model_folder =
+      model_path(args.model.empty() ? config_notes.model : args.model, context);
   const auto model = formats::load_model(
       model_folder, formats::SpmPaths{s.source_spm, s.target_spm}, s.precision);
   const pipeline::Scorer scorer(model, s.score);
@@ -286,10 +296,13 @@ void set_score_command(CLI::App& app, const Context& context) {
   cmd->add_option("--n-best", args->nbest,
                   "Rescore a Marian/Moses n-best list (needs --source); adds a feature to each line "
                   "[default: none]");
-  cmd->add_option("--config", args->config,
+  cmd->add_option("-c,--config", args->config,
                   "YAML file of options, keys as the long flags below (flags given here win), or "
                   "the name of a shipped one [default: none]");
   add_option_flags(*cmd, pipeline::Command::score, args->flags);
+  add_marian_flags(*cmd, pipeline::kScorer, args->flags);
+  cmd->footer("marian-scorer's other options are accepted, or refused saying why, as\n"
+              "docs/marian-options.md lists.");
   cmd->callback([args, &context]() { run_score(*args, context); });
 }
 

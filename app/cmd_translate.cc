@@ -205,6 +205,25 @@ pipeline::Journal journal_of_run(const TranslateArgs& args, const std::string& o
   return journal;
 }
 
+// --tsv (Marian's): each line becomes its first `kept` fields (the source, and with --prefix the
+// prefix); a line of more than `most` fields is an InputError naming it (Marian: "Excessive
+// field(s)"); missing fields are empty.
+void keep_tsv_fields(std::vector<std::string>& lines, std::size_t first_line_number,
+                     dim_t most, std::size_t kept) {
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    std::string& line = lines[i];
+    const auto fields = static_cast<std::size_t>(std::count(line.begin(), line.end(), '\t')) + 1;
+    if (fields > static_cast<std::size_t>(most))
+      throw InputError("line " + std::to_string(first_line_number + i) + ": " +
+                       std::to_string(fields) + " tab-separated fields, more than --tsv-fields " +
+                       std::to_string(most));
+    std::size_t end = 0;
+    for (std::size_t k = 0; k < kept && end != std::string::npos; ++k)
+      end = line.find('\t', k == 0 ? 0 : end + 1);
+    if (end != std::string::npos) line.erase(end);
+  }
+}
+
 // --dedup: the cache of finished lines (--dedup-memory MB), or none.
 std::unique_ptr<pipeline::DedupCache> dedup_cache(const pipeline::TranslateSettings& settings) {
   if (!settings.dedup) return nullptr;
@@ -236,10 +255,15 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   // before the model loads, and the options that shape loading apply to it.
   const std::string config = config_path(args.config, context);
   pipeline::TranslateSettings early;
-  if (!config.empty()) pipeline::read_yaml_options(config, pipeline::YamlSource::config, early);
+  pipeline::ConfigFileNotes config_notes;
+  if (!config.empty())
+    config_notes = pipeline::read_yaml_options(config, pipeline::YamlSource::config, early);
   apply_flags(args.flags, early);
   if (args.max_length_crop) early.translate.long_lines = pipeline::LongLines::truncate;
   if (early.quiet) log::set_level(log::Level::quiet);
+  if (!args.model.empty() && !config_notes.model.empty())
+    config_notes.ignored.push_back("models (-m given)");
+  note_ignored(args.flags, config_notes, config);
   if (!args.prefix_file.empty() && early.translate.target_prefix)
     throw UsageError("--prefix reads prefixes from the input (source<TAB>prefix) and "
                      "--prefix-file from a file of their own: give one of them");
@@ -251,6 +275,9 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   pipeline::ParallelOptions parallel = pipeline::parallel_options(early);
   const std::string output_path =
       shard ? shard_output(args.output, args.input, *shard) : args.output;
+  refuse_output_over_input(output_path, {{args.input, "-i"},
+                                         {args.prefix_file, "--prefix-file"},
+                                         {early.translate.glossary_file, "--glossary"}});
   if (args.resume) check_resumable(args.input, "-i FILE", output_path);
   const File input(args.input, false);
   // A shard: the input's lines from range.first_line, up to range.end (the whole input without).
@@ -270,7 +297,9 @@ void run_translate(const TranslateArgs& args, const Context& context) {
     input_bytes = range.end - range.begin;
   }
   std::size_t lines_before = range.lines_before();
-  const std::string model_folder = model_path(args.model, context);
+  // The model --config's `models` names when -m is not given, as marian-decoder -c decoder.yml.
+  const std::string model_folder =
+      model_path(args.model.empty() ? config_notes.model : args.model, context);
   const std::shared_ptr<const model::Model> model =
       formats::load_model(model_folder,
                           formats::SpmPaths{early.source_spm, early.target_spm}, early.precision);
@@ -294,7 +323,7 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   const pipeline::OutputFormatter formatter(model->codec(), settings.format,
                                             settings.translate.search.n_best,
                                             pipeline::target_text(settings),
-                                            settings.translate.alignment);
+                                            settings.translate.alignment, settings.word_scores);
   std::unique_ptr<ResumableOutput> resumable;
   std::optional<File> output;
   if (args.resume) {
@@ -348,6 +377,9 @@ void run_translate(const TranslateArgs& args, const Context& context) {
       lines, windows.end_after(lines_before + window_start) - (lines_before + window_start))) {
     // A byte order mark starts the input, not a line (nor a shard).
     if (window_start == 0 && lines_before == 0) text::strip_bom(lines.front());
+    if (settings.tsv)
+      keep_tsv_fields(lines, lines_before + window_start + 1, settings.tsv_fields,
+                      settings.translate.target_prefix ? 2 : 1);
     if (prefixes) prefixes->attach(lines, lines_before + window_start + 1);
     writer.start_window(lines.size(), reader.line_ends());
     translate_window(
@@ -378,6 +410,16 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   if (prefixes && !stop.load() && to_the_end) prefixes->check_end(lines_before + window_start);
 }
 
+// The keys s2s applies from a model's decoder.yml, from the settings table: "beam-size, ...".
+std::string model_keys() {
+  std::vector<std::string> keys;
+  for (std::size_t i = 0; i < pipeline::option_count(pipeline::Command::translate); ++i) {
+    const pipeline::OptionRow row = pipeline::option_row(pipeline::Command::translate, i);
+    if (pipeline::applies_from_model(row.key)) keys.push_back(row.key);
+  }
+  return join(keys, ", ");
+}
+
 }  // namespace
 
 void set_translate_command(CLI::App& app, const Context& context) {
@@ -396,7 +438,7 @@ void set_translate_command(CLI::App& app, const Context& context) {
                 "Keep a journal next to the output (OUT.s2s-journal) and continue an interrupted "
                 "run where it stopped: same command line plus --resume; refused when the input, "
                 "model or options changed; a complete output is left as it is");
-  cmd->add_option("--config", args->config,
+  cmd->add_option("-c,--config", args->config,
                   "YAML file of options, keys as the long flags (flags given here win), or the "
                   "name of a shipped one: fast, quality");
   add_option_flags(*cmd, pipeline::Command::translate, args->flags);
@@ -412,10 +454,10 @@ void set_translate_command(CLI::App& app, const Context& context) {
                   "Target prefixes, one per input line (empty = none): each translation starts "
                   "with its line's prefix (as --prefix, from a file of their own) [default: none]")
       ->type_name("FILE");
-  cmd->footer(
-      "Where options come from, lowest first: the defaults shown; the model's decoder.yml\n"
-      "(beam-size, normalize, word-penalty, max-length-factor, allow-unk, n-best);\n"
-      "--config FILE; the flags given here.");
+  add_marian_flags(*cmd, pipeline::kDecoder, args->flags);
+  cmd->footer("Where options come from, lowest first: the defaults shown; the model's decoder.yml\n(" +
+              model_keys() + ");\n--config FILE; the flags given here. marian-decoder's other options are\n"
+              "accepted, or refused saying why, as docs/marian-options.md lists.");
   cmd->callback([args, &context]() { run_translate(*args, context); });
 }
 

@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "interrupt.h"
+#include "usage_errors.h"
 #include "s2s/core/allocator.h"
 #include "s2s/core/error.h"
 #include "s2s/core/log.h"
@@ -39,12 +40,6 @@ int main(int argc, char** argv) {
   s2s::app::set_score_command(app, context);
   s2s::app::set_info_command(app, context);
   s2s::app::set_progress_command(app);
-  // The subcommand named on the command line, for messages ("s2s translate").
-  const auto command = [&app] {
-    std::string name = "s2s";
-    for (const CLI::App* sub : app.get_subcommands()) name += " " + sub->get_name();
-    return name;
-  };
   try {
     const auto named = [&](const CLI::App* sub) { return argc > 1 && sub->get_name() == argv[1]; };
     if (argc > 1 && argv[1][0] != '-' &&
@@ -56,14 +51,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& e) {
     const int code = app.exit(e);  // --help, --version
     return code != 0 ? code : finish_output();
-  } catch (const CLI::ExtrasError& e) {
-    // CLI11: "The following argument was not expected: --frob"; the flag goes first here.
-    const std::string what = e.what();
-    const std::string extras = what.substr(what.find(':') + 1);
-    s2s::log::error("unknown option" + extras + " (see " + command() + " --help)");
-    return 2;
   } catch (const CLI::ParseError& e) {
-    s2s::log::error(std::string(e.what()) + " (see " + command() + " --help)");
+    s2s::log::error(s2s::app::usage_message(e, app));
     return 2;
   } catch (const s2s::UsageError& e) {
     s2s::log::error(e.what());

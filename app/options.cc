@@ -4,6 +4,8 @@
 #include <string>
 
 #include "s2s/core/error.h"
+#include "s2s/core/log.h"
+#include "s2s/core/strings.h"
 
 namespace s2s::app {
 
@@ -97,6 +99,39 @@ void apply_flags(const OptionFlags& flags, pipeline::TranslateSettings& settings
 void apply_flags(const OptionFlags& flags, pipeline::ScoreSettings& settings) {
   S2S_CHECK(flags.command == pipeline::Command::score, "score flags");
   apply_rows(flags, settings);
+}
+
+void add_marian_flags(CLI::App& cmd, pipeline::MarianTool tool, OptionFlags& flags) {
+  for (const pipeline::MarianOption& marian : pipeline::marian_options()) {
+    const std::string flag = std::string("--") + marian.name;
+    if ((marian.tools & tool) == 0 || marian.use == pipeline::MarianUse::supported ||
+        cmd.get_option_no_throw(flag) != nullptr)
+      continue;
+    const bool short_free = *marian.short_flag && cmd.get_option_no_throw(marian.short_flag) == nullptr;
+    const std::string names = (short_free ? std::string(marian.short_flag) + "," : "") + flag;
+    CLI::callback_t take = [](const CLI::results_t&) { return true; };
+    if (marian.use == pipeline::MarianUse::refused) {
+      const std::string why = flag + ": " + marian.what;
+      take = [why](const CLI::results_t&) -> bool { throw UsageError(why); };
+    }
+    CLI::Option* option = cmd.add_option(names, take, marian.what)->group("");
+    // Marian's switches also take true/false and its lists several values; none is required
+    // (CLI11 could not name a hidden option in its message).
+    option->expected(0, marian.takes_values ? 8 : 1)->allow_extra_args();
+    if (marian.use == pipeline::MarianUse::ignored) flags.marian_ignored.emplace_back(option, flag);
+  }
+}
+
+void note_ignored(const OptionFlags& flags, const pipeline::ConfigFileNotes& config,
+                  const std::string& config_path) {
+  std::vector<std::string> given, parts;
+  for (const auto& [option, flag] : flags.marian_ignored)
+    if (option->count() > 0) given.push_back(flag);
+  if (!given.empty()) parts.push_back(join(given, ", "));
+  if (!config.ignored.empty()) parts.push_back(join(config.ignored, ", ") + " in " + config_path);
+  if (parts.empty() || log::level() < log::Level::warning) return;
+  log::notice("ignored, as they do not apply to s2s on the CPU (docs/marian-options.md says "
+              "why): " + join(parts, "; "));
 }
 
 }  // namespace s2s::app

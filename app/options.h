@@ -10,8 +10,11 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "s2s/pipeline/marian_options.h"
 #include "s2s/pipeline/settings.h"
 
 namespace s2s::app {
@@ -20,6 +23,8 @@ namespace s2s::app {
 struct OptionFlags {
   pipeline::Command command = pipeline::Command::translate;
   std::vector<CLI::Option*> options;
+  // add_marian_flags' ignored options and their flags (hidden options have no CLI11 name)
+  std::vector<std::pair<CLI::Option*, std::string>> marian_ignored;
 };
 
 // Registers every row of `command`'s table on `cmd` (help text shows the built-in defaults).
@@ -29,5 +34,15 @@ void add_option_flags(CLI::App& cmd, pipeline::Command command, OptionFlags& fla
 // UsageError naming the flag when a value is out of range.
 void apply_flags(const OptionFlags& flags, pipeline::TranslateSettings& settings);
 void apply_flags(const OptionFlags& flags, pipeline::ScoreSettings& settings);
+
+// Marian's options that s2s ignores or refuses (s2s/pipeline/marian_options.h) on `cmd`, hidden
+// from --help (docs/marian-options.md lists them); names `cmd` already has are left alone. Call
+// after the command's other options. A refused one given is a UsageError saying why.
+void add_marian_flags(CLI::App& cmd, pipeline::MarianTool tool, OptionFlags& flags);
+
+// One note on stderr (unless --quiet) listing the Marian options given on the command line and
+// in --config `config_path` that s2s ignores; nothing when there are none.
+void note_ignored(const OptionFlags& flags, const pipeline::ConfigFileNotes& config,
+                  const std::string& config_path);
 
 }  // namespace s2s::app

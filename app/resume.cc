@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "io.h"
 #include "s2s/core/error.h"
 #include "s2s/core/log.h"
 
@@ -75,6 +76,12 @@ ResumableOutput::ResumableOutput(const std::string& output, pipeline::Journal no
   if (fd_ < 0)
     throw InputError(output + ": cannot open output file: " +
                      (errno == EISDIR ? "is a directory" : std::strerror(errno)));
+  try {
+    lock_output(fd_, output);  // before anything is cut off (io.h)
+  } catch (...) {
+    ::close(fd_);
+    throw;
+  }
   struct stat st {};
   if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd_);

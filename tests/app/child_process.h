@@ -108,6 +108,8 @@ class ChildProcess {
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
 
+  pid_t pid() const { return pid_; }
+
   // Sends a signal (SIGINT for Ctrl-C) to the child.
   void send_signal(int signal) const { ::kill(pid_, signal); }
 

@@ -51,6 +51,20 @@ inline std::filesystem::path temp_dir(const std::string& tag) {
   return dir;
 }
 
+// Runs `command` (a shell command line) with stdout and stderr captured in files of `dir`, then
+// removes `dir`.
+inline RunResult run_captured(const std::string& command, const std::filesystem::path& dir) {
+  const std::string line = command + " > '" + (dir / "stdout").string() + "' 2> '" +
+                           (dir / "stderr").string() + "'";
+  const int status = std::system(line.c_str());
+  RunResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = read_file(dir / "stdout");
+  r.err = read_file(dir / "stderr");
+  std::filesystem::remove_all(dir);
+  return r;
+}
+
 // args are passed through the shell: quote anything with spaces.
 inline RunResult run_s2s(const std::string& args, const std::string& input = "") {
   const auto dir = temp_dir("run");
@@ -58,16 +72,21 @@ inline RunResult run_s2s(const std::string& args, const std::string& input = "")
     std::ofstream in(dir / "stdin", std::ios::binary);
     in << input;
   }
-  const std::string command = std::string("'") + S2S_BINARY + "' " + args + " < '" +
-                              (dir / "stdin").string() + "' > '" + (dir / "stdout").string() +
-                              "' 2> '" + (dir / "stderr").string() + "'";
-  const int status = std::system(command.c_str());
-  RunResult r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = read_file(dir / "stdout");
-  r.err = read_file(dir / "stderr");
-  std::filesystem::remove_all(dir);
-  return r;
+  return run_captured(std::string("'") + S2S_BINARY + "' " + args + " < '" +
+                          (dir / "stdin").string() + "'",
+                      dir);
+}
+
+// Runs a shell command line (bash, in `folder` when given; stdin /dev/null unless the command
+// redirects it) and captures it as run_s2s does. For tests whose redirections are the point.
+inline RunResult run_shell(const std::string& command, const std::string& folder = "") {
+  const auto dir = temp_dir("shell");
+  {
+    std::ofstream script(dir / "command.sh");
+    if (!folder.empty()) script << "cd '" << folder << "' || exit 99\n";
+    script << command << "\n";
+  }
+  return run_captured("bash '" + (dir / "command.sh").string() + "' < /dev/null", dir);
 }
 
 inline int count_lines(const std::string& text) {

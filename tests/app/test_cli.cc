@@ -49,6 +49,10 @@ TEST_CASE("s2s info describes every fixture", "[cli]") {
             std::string::npos);
     }
   }
+  // The alignment head as Marian and the README number it (Marian's collectOneHead: head 0).
+  const auto aligned = test::run_s2s("info " + model_arg("marian-align-layer1"));
+  CHECK(aligned.out.find("word alignment (--alignment): decoder layer 1 of 2, head 0\n") !=
+        std::string::npos);
   // The model's decoder.yml: what s2s applies, and what it ignores, each said.
   const auto marian = test::run_s2s("info " + model_arg("marian-postnorm-swish-tiedall"));
   CHECK(marian.out.find("), applied: beam-size=4 normalize=1 word-penalty=0\n") != std::string::npos);

@@ -1,6 +1,7 @@
 // Error messages name their object (issue 18): a directory given as a file, a model folder that
 // came from S2S_MODEL, an unreadable --config, an unknown subcommand or flag, and a standard
-// output that cannot be written. One line each, exit 2 for usage and 1 for the rest.
+// output that cannot be written. One line each, exit 2 for usage and 1 for the rest. Usage errors
+// from CLI11 name the flag and say what to do (issue 41), not CLI11's own words.
 #include <sys/wait.h>
 
 #include <catch2/catch.hpp>
@@ -53,6 +54,24 @@ TEST_CASE("CLI errors name what they are about", "[cli]") {
   check_error(test::run_s2s("translate", "x\n"), 1,
               "S2S_MODEL=/nonexistent/from-env: no such model folder");
   ::unsetenv("S2S_MODEL");
+}
+
+TEST_CASE("usage errors: one line that names the flag and says what to do", "[cli]") {
+  check_error(test::run_s2s("translate " + kModel + " file.txt"), 2,
+              "s2s: error: unexpected argument 'file.txt': s2s translate reads standard input; "
+              "to translate a file use -i FILE (see s2s translate --help)");
+  const auto twice = test::run_s2s("translate " + kModel + " -i a.txt -i b.txt");
+  check_error(twice, 2, "--input given 2 times: s2s reads one input");
+  CHECK(twice.err.find("At Most") == std::string::npos);
+  check_error(test::run_s2s("translate " + kModel + " --frob lex.s2t 100"), 2,
+              "s2s: error: unknown option --frob (see s2s translate --help)");
+  check_error(test::run_s2s("score " + kModel + " pairs.tsv"), 2,
+              "unexpected argument 'pairs.tsv': give the files with --source FILE");
+  check_error(test::run_s2s("translate " + kModel + " -b"), 2, "--beam-size needs a value");
+  check_error(test::run_s2s("translate " + kModel + " --format xml"), 2,
+              "--format: 'xml' is not one of text, nbest, jsonl");
+  check_error(test::run_s2s("progress"), 2, "give the outputs to look at: s2s progress OUT...");
+  check_error(test::run_s2s("progress --frob"), 2, "unknown option --frob");
 }
 
 TEST_CASE("CLI: output that cannot be written is an error, --help and info included", "[cli]") {

@@ -38,11 +38,17 @@ TEST_CASE("translate --log: stderr's messages and the summary are appended to th
   REQUIRE(first.exit_code == 0);
   CHECK(test::count_lines(first.out) == 3);
   CHECK(test::count_lines(first.err) == 2);
-  const std::string after_first = test::read_file(log);
+  std::string after_first = test::read_file(log);
   // The stderr lines, then the summary (stderr is not a terminal here: no progress line there).
   CHECK(starts_with(after_first, first.err));
   CHECK(starts_with(last_line(after_first), "s2s: 3 lines, "));
   CHECK(test::count_lines(after_first) == 3);
+
+  // One line is "1 line".
+  const auto one = test::run_s2s(args, "the license is free\n");
+  REQUIRE(one.exit_code == 0);
+  after_first = test::read_file(log);
+  CHECK(starts_with(last_line(after_first), "s2s: 1 line, "));
 
   // Appended, not rewritten; --quiet leaves stderr empty and the log as it would be without it.
   const auto quiet = test::run_s2s(args + " --quiet", kInput);

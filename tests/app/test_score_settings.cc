@@ -57,9 +57,9 @@ TEST_CASE("score --config: score's keys apply, flags win, other keys are refused
   }
   // And translate names score's options the same way.
   const auto to_translate =
-      test::run_s2s("translate --config '" + write_config("word-scores: true\n") + "' " + model_arg(), "x\n");
+      test::run_s2s("translate --config '" + write_config("summary: perplexity\n") + "' " + model_arg(), "x\n");
   CHECK(to_translate.exit_code == 2);
-  CHECK(to_translate.err.find("'word-scores' is an option of s2s score, not of translate") !=
+  CHECK(to_translate.err.find("'summary' is an option of s2s score, not of translate") !=
         std::string::npos);
 }
 

@@ -140,12 +140,25 @@ std::string marian_float(float value) {
 
 OutputFormatter::OutputFormatter(const text::TextCodec& codec, OutputFormat format,
                                  bool all_hypotheses, TargetText target_text,
-                                 AlignmentOutput alignment)
+                                 AlignmentOutput alignment, bool word_scores)
     : codec_(codec),
       format_(format),
       all_hypotheses_(all_hypotheses),
       target_text_(target_text),
-      alignment_(alignment) {}
+      alignment_(alignment),
+      word_scores_(word_scores) {}
+
+std::string OutputFormatter::suffixes(const Translation& translation, std::size_t k) const {
+  std::string out = alignment_suffix(translation, k);
+  if (!word_scores_) return out;
+  out += " ||| WordScores=";
+  char score[32];
+  for (float s : translation.hypotheses[k].token_scores) {  // Marian: std::fixed, precision 5
+    std::snprintf(score, sizeof score, " %.5f", static_cast<double>(s));
+    out += score;
+  }
+  return out;
+}
 
 std::string OutputFormatter::alignment_suffix(const Translation& translation,
                                               std::size_t k) const {
@@ -189,7 +202,7 @@ void OutputFormatter::append(const Translation& translation, std::size_t line_id
   switch (format_) {
     case OutputFormat::text:
       if (!translation.hypotheses.empty())
-        out += hypothesis_text(translation, 0) + alignment_suffix(translation, 0);
+        out += hypothesis_text(translation, 0) + suffixes(translation, 0);
       out += '\n';
       return;
     case OutputFormat::nbest:
@@ -205,14 +218,15 @@ void OutputFormatter::append_nbest(const Translation& translation, std::size_t l
                                    std::string& out) const {
   const std::string id = std::to_string(line_id);
   if (translation.hypotheses.empty()) {
-    out += id + " ||| " + (alignment_.on() ? " ||| " : "") + " ||| F0= 0 ||| 0\n";
+    out += id + " ||| " + (alignment_.on() ? " ||| " : "") + (word_scores_ ? " ||| WordScores=" : "") +
+           " ||| F0= 0 ||| 0\n";
     return;
   }
   const std::size_t count = all_hypotheses_ ? translation.hypotheses.size() : 1;
   for (std::size_t k = 0; k < count; ++k) {
     const search::Hypothesis& h = translation.hypotheses[k];
     // "F0= " with a space: Marian's form when the score breakdown is kept (it is with --n-best).
-    out += id + " ||| " + hypothesis_text(translation, k) + alignment_suffix(translation, k) + " ||| F0= " +
+    out += id + " ||| " + hypothesis_text(translation, k) + suffixes(translation, k) + " ||| F0= " +
            marian_float(h.score) +
            " ||| " + marian_float(h.normalized_score) + '\n';
   }

@@ -61,8 +61,12 @@ class OutputFormatter {
   // alignment: with --alignment, text and nbest records get " ||| " and the alignment after
   // the translation (pipeline/alignment.h), and jsonl records a "piece_alignment" list: [[s, t],
   // ...] piece positions (</s> included), or with soft alignment one weight list per target piece.
+  // word_scores: text and nbest records get " ||| WordScores=" and each target token's
+  // log-probability (</s> included) after the translation and alignment, as marian-decoder
+  // --word-scores prints them (" %.5f" each); jsonl has them anyway ("token_scores").
   OutputFormatter(const text::TextCodec& codec, OutputFormat format, bool all_hypotheses,
-                  TargetText target_text = TargetText::decoded, AlignmentOutput alignment = {});
+                  TargetText target_text = TargetText::decoded, AlignmentOutput alignment = {},
+                  bool word_scores = false);
 
   // Appends the record of input line `line_id` (0-based) to `out`. With `notes`, a jsonl record
   // also says which of the line's units may have lost content ("short": [{"part", "source_tokens",
@@ -80,6 +84,8 @@ class OutputFormatter {
   // (a split line's: JoinedUnits::alignment); "" without --alignment.
   std::string alignment_suffix(const Translation& translation, std::size_t k) const;
   const AlignmentOutput& alignment() const { return alignment_; }
+  // What follows hypothesis `k`'s text: alignment_suffix, then " ||| WordScores= ..." when on.
+  std::string suffixes(const Translation& translation, std::size_t k) const;
 
  private:
   void append_nbest(const Translation& translation, std::size_t line_id, std::string& out) const;
@@ -91,6 +97,7 @@ class OutputFormatter {
   bool all_hypotheses_;
   TargetText target_text_;
   AlignmentOutput alignment_;
+  bool word_scores_;
 };
 
 }  // namespace s2s::pipeline

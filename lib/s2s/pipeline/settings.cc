@@ -13,11 +13,13 @@
 #include <iterator>
 #include <optional>
 #include <set>
+#include <type_traits>
 #include <variant>
 
 #include "s2s/core/error.h"
 #include "s2s/core/strings.h"
 #include "s2s/core/threads.h"
+#include "s2s/pipeline/marian_options.h"
 
 namespace s2s::pipeline {
 namespace {
@@ -177,6 +179,15 @@ const OptionSpec<Settings> kRows[] = {
     {"no-spm-decode", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(no_spm_decode),
      "Print translations as their target SentencePiece pieces separated by spaces instead of "
      "detokenized text, in every --format (as marian-decoder --no-spm-decode)"},
+    {"word-scores", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(word_scores),
+     "Append ' ||| WordScores= s1 s2 ...' to each translation (text) or hypothesis (nbest), as "
+     "marian-decoder does: each target piece's log-probability, </s> included, not normalized "
+     "(jsonl has them as token_scores)"},
+    {"tsv", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(tsv),
+     "Tab-separated input (Marian's --tsv): the first field of each line is translated (with "
+     "--prefix the second is the prefix); a line with more than --tsv-fields fields is an error"},
+    {"tsv-fields", "", nullptr, false, Bound::at_least_one, nullptr, S2S_FIELD(tsv_fields),
+     "--tsv: the most fields a line may have (missing ones are empty, as in Marian)"},
     {"quiet", "", "quiet-translation", false, Bound::any, nullptr, S2S_FIELD(quiet), kQuietHelp},
 };
 }  // namespace translate_table
@@ -397,8 +408,82 @@ void apply_entry(const std::string& key, const std::string& value, YamlSource so
   set_value<ErrorType>(*spec, value, path + ": " + key, settings);
 }
 
+// Marian's keys of a --config file, in the cases the table does not cover. Returns whether `key`
+// was handled here (a table key that applies is not).
 template <typename ErrorType, typename S>
-void read_yaml(const std::string& path, YamlSource source, S& settings) {
+class MarianConfigKeys {
+ public:
+  MarianConfigKeys(const std::string& path, const YAML::Node& root, ConfigFileNotes& notes)
+      : path_(path), notes_(notes) {
+    const YAML::Node relative = root["relative-paths"];
+    relative_paths_ = relative && relative.IsScalar() && relative.Scalar() == "true";
+    decoder_config_ = static_cast<bool>(root[kModelKey]);
+  }
+
+  bool handle(const std::string& key, const YAML::Node& value, S& settings) {
+    if (find_key<S>(key) != nullptr) {
+      const bool server_batch = key == "mini-batch" || key == "mini-batch-words" || key == "maxi-batch";
+      if (decoder_config_ && server_batch) notes_.ignored.push_back(key);
+      return decoder_config_ && server_batch;
+    }
+    if (key == kModelKey) {
+      notes_.model = model_path(value);
+    } else if (key == "relative-paths") {
+      if (!decoder_config_) notes_.ignored.push_back(key);  // else it placed `models`
+    } else if (key == "vocabs") {
+      notes_.ignored.push_back(key);  // s2s reads the model folder's
+    } else if (key == "max-length-crop" && std::is_same_v<S, TranslateSettings>) {
+      if (value.IsScalar() && value.Scalar() == "true") long_lines(settings) = LongLines::truncate;
+    } else if (key == "maxi-batch-sort" && std::is_same_v<S, TranslateSettings>) {
+      if (!value.IsScalar() || (value.Scalar() != "src" && value.Scalar() != "none"))
+        throw ErrorType(path_ + ": maxi-batch-sort: expected src or none");
+    } else {
+      return marian_key(key);
+    }
+    return true;
+  }
+
+ private:
+  static constexpr const char* kModelKey =
+      std::is_same_v<S, TranslateSettings> ? "models" : "model";
+  static constexpr MarianTool kTool = std::is_same_v<S, TranslateSettings> ? kDecoder : kScorer;
+
+  static LongLines& long_lines(TranslateSettings& s) { return s.translate.long_lines; }
+  static LongLines& long_lines(ScoreSettings& s) { return s.long_lines; }
+
+  // One model: a scalar or a list of one, placed as Marian places it.
+  std::string model_path(const YAML::Node& value) const {
+    std::vector<std::string> paths;
+    if (value.IsScalar()) paths.push_back(value.Scalar());
+    if (value.IsSequence())
+      for (const auto& item : value) paths.push_back(item.Scalar());
+    if (paths.size() != 1)
+      throw ErrorType(path_ + ": " + kModelKey + ": s2s decodes with one model (" +
+                      std::to_string(paths.size()) + " given: ensembles are not supported)");
+    const std::filesystem::path model(paths.front());
+    if (!relative_paths_ || model.is_absolute()) return model.string();
+    return (std::filesystem::path(path_).parent_path() / model).string();
+  }
+
+  bool marian_key(const std::string& key) {
+    const MarianOption* option = find_marian_option(key, kTool);
+    if (option == nullptr) return false;  // unknown: the caller's error
+    if (option->use == MarianUse::ignored) {
+      notes_.ignored.push_back(key);
+      return true;
+    }
+    if (option->use == MarianUse::refused) throw ErrorType(path_ + ": " + key + ": " + option->what);
+    throw ErrorType(path_ + ": " + key + ": give it on the command line (" + option->what + ")");
+  }
+
+  const std::string& path_;
+  ConfigFileNotes& notes_;
+  bool relative_paths_ = false;
+  bool decoder_config_ = false;
+};
+
+template <typename ErrorType, typename S>
+ConfigFileNotes read_yaml(const std::string& path, YamlSource source, S& settings) {
   YAML::Node root;
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
@@ -414,14 +499,23 @@ void read_yaml(const std::string& path, YamlSource source, S& settings) {
     throw ErrorType(path + ": not valid YAML (line " + std::to_string(e.mark.line + 1) + ": " +
                     e.msg + ")");
   }
-  if (root.IsNull()) return;  // an empty file
+  ConfigFileNotes notes;
+  if (root.IsNull()) return notes;  // an empty file
   if (!root.IsMap()) throw ErrorType(path + ": expected 'key: value' lines");
+  MarianConfigKeys<ErrorType, S> marian(path, root, notes);
   for (const auto& entry : root) {
     const std::string key = entry.first.Scalar();
-    if (!entry.second.IsScalar() && (source == YamlSource::config || find_key<S>(key)))
+    if (source == YamlSource::config && marian.handle(key, entry.second, settings)) continue;
+    // Marian writes a list for some single values (precision: [float32]).
+    const bool one_item_list = entry.second.IsSequence() && entry.second.size() == 1 &&
+                               entry.second[0].IsScalar();
+    const YAML::Node value = one_item_list ? entry.second[0] : entry.second;
+    if (!value.IsScalar() && find_key<S>(key))
       throw ErrorType(path + ": " + key + ": expected a single value");
-    apply_entry<ErrorType>(key, entry.second.Scalar(), source, path, settings);
+    if (!value.IsScalar() && source == YamlSource::model) continue;
+    apply_entry<ErrorType>(key, value.Scalar(), source, path, settings);
   }
+  return notes;
 }
 
 }  // namespace
@@ -526,15 +620,14 @@ void apply_model_defaults(const model::ModelInfo& info, TranslateSettings& setti
     apply_entry<ModelError>(key, value, YamlSource::model, info.search_defaults_source, settings);
 }
 
-void read_yaml_options(const std::string& path, YamlSource source, TranslateSettings& settings) {
-  if (source == YamlSource::model)
-    read_yaml<ModelError>(path, source, settings);
-  else
-    read_yaml<UsageError>(path, source, settings);
+ConfigFileNotes read_yaml_options(const std::string& path, YamlSource source,
+                                  TranslateSettings& settings) {
+  if (source == YamlSource::model) return read_yaml<ModelError>(path, source, settings);
+  return read_yaml<UsageError>(path, source, settings);
 }
 
-void read_yaml_options(const std::string& path, ScoreSettings& settings) {
-  read_yaml<UsageError>(path, YamlSource::config, settings);
+ConfigFileNotes read_yaml_options(const std::string& path, ScoreSettings& settings) {
+  return read_yaml<UsageError>(path, YamlSource::config, settings);
 }
 
 }  // namespace s2s::pipeline

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "s2s/model/model.h"
 #include "s2s/ops/precision.h"
@@ -31,6 +32,9 @@ struct TranslateSettings {
   ops::Precision precision = ops::Precision::f32;  // what the linear layers compute in
   OutputFormat format = OutputFormat::text;
   bool no_spm_decode = false;  // print target pieces, not detokenized text (Marian's flag)
+  bool word_scores = false;    // Marian's " ||| WordScores= ..." after each translation
+  bool tsv = false;            // tab-separated input: its first field is translated
+  dim_t tsv_fields = 1;        // with tsv: the most fields a line may have
   bool quiet = false;
   std::string target_lang;  // multilingual models: the >>xxx<< label put before every line
   std::string source_spm;   // SentencePiece models for folders without them (CTranslate2)
@@ -122,9 +126,23 @@ bool applies_from_model(const std::string& key);
 // Applies the model's own settings (decoder.yml, HF generation config, CTranslate2 defaults).
 void apply_model_defaults(const model::ModelInfo& info, TranslateSettings& settings);
 
+// What a --config file holds besides the table's keys. It may be a Marian config (a model's
+// decoder.yml): Marian's keys (marian_options.h) that s2s ignores are listed in `ignored`, for
+// one note; those it refuses are UsageErrors saying why; keys neither s2s nor Marian has are
+// UsageErrors. A Marian decoder config, one that names `models`, is read as the model folder's
+// decoder.yml is for its batch sizes (mini-batch, mini-batch-words, maxi-batch: a Marian
+// server's; ignored with the note).
+struct ConfigFileNotes {
+  std::vector<std::string> ignored;  // keys, in file order
+  // The model its `models` (translate) or `model` (score) names: one path, relative to the file's
+  // folder with `relative-paths: true` (as Marian reads it), else as written; "" when none.
+  std::string model;
+};
+
 // Reads the table's keys from a YAML mapping file into `settings`.
-void read_yaml_options(const std::string& path, YamlSource source, TranslateSettings& settings);
-// A --config file for score: every key must be one of score's (errors are UsageErrors).
-void read_yaml_options(const std::string& path, ScoreSettings& settings);
+ConfigFileNotes read_yaml_options(const std::string& path, YamlSource source,
+                                  TranslateSettings& settings);
+// A --config file for score (errors are UsageErrors).
+ConfigFileNotes read_yaml_options(const std::string& path, ScoreSettings& settings);
 
 }  // namespace s2s::pipeline
