@@ -95,7 +95,7 @@ TEST_CASE("a paragraph gives its sentences' translations joined with the whitesp
   CHECK(joined.score == Approx(joined_sum));
 }
 
-TEST_CASE("--sentence-split off reads the line whole, as one search of the model",
+TEST_CASE("sentence-split off reads the line whole, as one search of the model",
           "[pipeline][sentences]") {
   const std::string line = kSentences[0] + " " + kSentences[1];
   const pipeline::Translator off(load_shipped(), options_for("off"));
@@ -117,7 +117,7 @@ TEST_CASE("--sentence-split off reads the line whole, as one search of the model
         off.translate({kSentences[1]})[0].hypotheses[0].ids);
 }
 
-TEST_CASE("--sentence-split takes a language or on/off, nothing else", "[pipeline][sentences]") {
+TEST_CASE("sentence-split takes a language or on/off, nothing else", "[pipeline][sentences]") {
   CHECK_NOTHROW(pipeline::Translator(load_shipped(), options_for("de")));
   CHECK_NOTHROW(pipeline::Translator(load_shipped(), options_for("on")));
   CHECK_THROWS_AS(pipeline::Translator(load_shipped(), options_for("yes please")), UsageError);

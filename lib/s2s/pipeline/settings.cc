@@ -154,6 +154,11 @@ const OptionSpec<Settings> kRows[] = {
      "Cut each line into sentences (ICU), translated as units and joined with the whitespace "
      "between them: the source language whose abbreviations are known (en, de, fr, ...; on "
      "means en), or off: a line is one unit, as in Marian, unless it is over --max-length"},
+    {"short-translations", "", nullptr, false, Bound::any, nullptr,
+     S2S_FIELD(translate.short_translations),
+     "A sentence whose translation ends at under half its source's tokens (8 or more): retry "
+     "(search it again with a wider beam, keep the longer, warn if still short), warn, or off "
+     "(the search alone, as marian-decoder)"},
     {"long-lines", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(translate.long_lines),
      "A sentence (or, with --sentence-split off, a line) over --max-length: split (at sentence "
      "ends, then between words; translations joined with a space), truncate (keep its first "

@@ -119,6 +119,9 @@ Translator::Translator(std::shared_ptr<const model::Model> model, TranslateOptio
     glossary_ = std::make_shared<const Glossary>(Glossary::load(options_.glossary_file));
   }
   splitter_ = sentence_splitter(options_.sentence_split);
+  const std::string& check = options_.short_translations;
+  if (check != "retry" && check != "warn" && check != "off")
+    throw UsageError("--short-translations " + check + ": give retry, warn or off");
 }
 
 std::vector<std::string> glossary_messages(std::size_t line_number, const InputNotes& notes) {
@@ -691,8 +694,9 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
   };
   // Units whose best translation is implausibly short (short_translation) are searched again
   // with a wider beam and length normalisation (a beam that settles on an early </s> is how a
-  // sentence usually loses a clause); the longer best translation is kept, and a unit still
-  // short is noted. Constrained units are left as they are. Returns false when stopped.
+  // sentence usually loses a clause; TranslateOptions::short_translations "retry"); the longer
+  // best translation is kept, and a unit still short is noted. Constrained units are left as
+  // they are. Returns false when stopped.
   const auto retry_short = [&](const std::size_t* members, std::size_t count,
                                const std::vector<search::Constraints>& constraints,
                                std::vector<std::vector<search::Hypothesis>>& batch_found) {
@@ -703,16 +707,19 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
              short_translation(unit_source_tokens(units, u), target_tokens(h, eos));
     };
     std::vector<std::size_t> rows;
-    for (std::size_t k = 0; k < count; ++k)
+    for (std::size_t k = 0; k < count && options_.short_translations != "off"; ++k)
       if ((constraints.empty() || constraints[k].empty()) && !batch_found[k].empty() &&
           is_short(members[k], batch_found[k].front()))
         rows.push_back(k);
     if (rows.empty()) return true;
-    search::SearchOptions wider = options_.search;
-    wider.beam_size = std::max<dim_t>(2 * wider.beam_size, 8);
-    wider.normalize = std::max(wider.normalize, 1.0f);
-    auto again = search_again(members, rows, wider, true, stop);
-    if (again.size() != rows.size()) return false;
+    std::vector<std::vector<search::Hypothesis>> again(rows.size());
+    if (options_.short_translations == "retry") {
+      search::SearchOptions wider = options_.search;
+      wider.beam_size = std::max<dim_t>(2 * wider.beam_size, 8);
+      wider.normalize = std::max(wider.normalize, 1.0f);
+      again = search_again(members, rows, wider, true, stop);
+      if (again.size() != rows.size()) return false;
+    }
     for (std::size_t j = 0; j < rows.size(); ++j) {
       std::vector<search::Hypothesis>& first = batch_found[rows[j]];
       if (!again[j].empty() &&

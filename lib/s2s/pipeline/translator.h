@@ -68,6 +68,10 @@ struct TranslateOptions {
   // line is one unit unless it is over the token limit (Marian's and CTranslate2's whole-line
   // behaviour). Anything else is a UsageError.
   std::string sentence_split = "en";
+  // A unit whose translation ended implausibly short (short_translation): "retry" searches it
+  // again (wider beam, length normalisation), keeps the longer translation and notes it if still
+  // short; "warn" only notes it; "off" checks nothing (the search alone, as marian-decoder).
+  std::string short_translations = "retry";
 };
 
 // What was done to one input line before translation, for the caller's warnings.
