@@ -249,7 +249,7 @@ search::Constraints glossary_constraints(const Glossary* glossary, const std::st
   note.glossary_unknown.insert(note.glossary_unknown.end(), found.dropped_lines.begin(),
                                found.dropped_lines.end());
   note.glossary_terms += found.phrases.size();
-  return search::Constraints(std::move(found.phrases));
+  return search::Constraints(std::move(found.phrases), /*whole_words=*/true);
 }
 
 // Everything make_units needs besides the lines.

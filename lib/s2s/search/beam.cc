@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <string>
 
 #include "s2s/core/threads.h"
 #include "s2s/ops/softmax.h"
@@ -37,7 +38,19 @@ struct SentenceBeam {
   const Constraints* constraints = nullptr;           // terminology constraints, or none
   std::vector<Hypothesis> finished;  // with constraints: only the ones that meet them all
 
+  // Whole-word constraints: the ids excluded after a term, forbidden's plus the tokens that
+  // would continue the term's last word (search/constraints.h); null without.
+  const std::vector<std::int32_t>* after_term = nullptr;
+  const std::vector<std::int32_t>* after_term_too_short = nullptr;
+
   std::size_t prefix_length() const { return prefix == nullptr ? 0 : prefix->size(); }
+  // The ids live hypothesis `l` may not take next.
+  const std::vector<std::int32_t>& excluded(const Live& l, bool too_short,
+                                            const ForbiddenIds& forbidden) const {
+    if (after_term != nullptr && l.constraint.term_ended)
+      return too_short ? *after_term_too_short : *after_term;
+    return too_short ? forbidden.too_short : forbidden.always;
+  }
   // </s> is blocked until every constraint is met (Sockeye's is_valid).
   bool owes_constraints(const Live& l) const {
     return constraints != nullptr && l.constraint.bank < constraints->total();
@@ -82,8 +95,8 @@ void best_extensions(const std::vector<Live>& live, const std::vector<SentenceBe
     const float* lp = log_probs.data<float>() + r * vocab;
     float* row_values = values.data<float>() + r * k;
     std::int32_t* row_ids = indices.data<std::int32_t>() + r * k;
-    best_of_row(lp, vocab, h.score, too_short ? forbidden.too_short : forbidden.always, k,
-                row_values, row_ids);
+    best_of_row(lp, vocab, h.score, beams[live[r].sentence].excluded(live[r], too_short, forbidden),
+                k, row_values, row_ids);
     if (forced > 0 && h.ids.size() == forced && row_ids[0] != eos &&
         std::find(row_ids, row_ids + k, eos) != row_ids + k)
       best_of_row(lp, vocab, h.score, forbidden.too_short, k, row_values, row_ids);
@@ -128,8 +141,9 @@ std::vector<Candidate> select_constrained(const std::vector<Live>& live,
   for (dim_t r = first; r < last; ++r) {
     const std::int32_t row = static_cast<std::int32_t>(r);
     candidates.push_back({values.data<float>()[r * k], row, indices.data<std::int32_t>()[r * k]});
+    const std::vector<std::int32_t>& excluded = beam.excluded(live[r], false, forbidden);
     for (std::int32_t token : constraints.allowed(live[r].constraint))
-      if (!std::binary_search(forbidden.always.begin(), forbidden.always.end(), token))
+      if (!std::binary_search(excluded.begin(), excluded.end(), token))
         candidates.push_back(
             {log_probs.data<float>()[r * vocab + token] + live[r].hypothesis.score, row, token});
   }
@@ -208,6 +222,21 @@ void check_constraints(const Constraints& constraints, bool has_prefix, const mo
         throw UsageError("constraint token " + std::to_string(id) + " is not a target token");
 }
 
+// The ids a hypothesis may not take right after a whole-word term: `forbidden` (sorted, ended
+// by the vocabulary size) and the target tokens that continue a word.
+std::vector<std::int32_t> with_word_continuations(const std::vector<std::int32_t>& forbidden,
+                                                  const model::Model& model) {
+  const text::Vocabulary& vocab = model.codec().target_vocab();
+  std::vector<std::string> pieces;
+  const dim_t ids_used = std::min<dim_t>(vocab.size(), model.config().target_vocab_size);
+  for (dim_t id = 0; id < ids_used; ++id) pieces.push_back(vocab.piece(static_cast<int>(id)));
+  std::vector<std::int32_t> ids = word_continuations(pieces);
+  ids.insert(ids.end(), forbidden.begin(), forbidden.end());
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
+}
+
 }  // namespace
 
 bool caught_in_loop(const std::vector<std::int32_t>& ids) {
@@ -233,6 +262,8 @@ std::vector<std::vector<Hypothesis>> beam_search(const model::Model& model,
   if (options.beam_size < 1) throw UsageError("beam size must be at least 1");
   const dim_t batch = static_cast<dim_t>(encoded.lengths.size());
   std::vector<SentenceBeam> beams(batch);
+  const ForbiddenIds forbidden(model, options, model.config().target_vocab_size);
+  std::vector<std::int32_t> after_term, after_term_too_short;  // whole-word constraints only
   dim_t longest = 0;
   std::vector<Live> live;
   for (dim_t b = 0; b < batch; ++b) {
@@ -246,6 +277,14 @@ std::vector<std::vector<Hypothesis>> beam_search(const model::Model& model,
       beams[b].constraints = &(*constraints)[b];
       check_constraints(*beams[b].constraints, beams[b].prefix != nullptr, model);
       live.back().constraint = beams[b].constraints->start();
+      if (beams[b].constraints->whole_words()) {
+        if (after_term.empty()) {
+          after_term = with_word_continuations(forbidden.always, model);
+          after_term_too_short = with_word_continuations(forbidden.too_short, model);
+        }
+        beams[b].after_term = &after_term;
+        beams[b].after_term_too_short = &after_term_too_short;
+      }
     }
     longest = std::max(longest, beams[b].limit);
   }
@@ -263,7 +302,6 @@ std::vector<std::vector<Hypothesis>> beam_search(const model::Model& model,
   // needed afterwards), so only one such matrix exists.
   thread_local Tensor log_probs, top_values, top_indices;
   thread_local std::vector<float> row_max;
-  const ForbiddenIds forbidden(model, options, model.config().target_vocab_size);
   std::vector<ConstraintState> states;  // after each constrained selection's candidates
   while (!live.empty()) {
     if (stop != nullptr && stop->load(std::memory_order_relaxed)) return {};
