@@ -111,6 +111,7 @@ Translator::Translator(std::shared_ptr<const model::Model> model, TranslateOptio
   // position table, which Marian clamps for targets (model-formats.md §1.2).
   if (options_.search.max_length <= 0 || options_.search.max_length > options_.max_length)
     options_.search.max_length = options_.max_length;
+  search::check_beam_size(*model_, options_.search);  // before any input
   if (!options_.glossary_file.empty()) {
     if (options_.target_prefix)
       throw UsageError("--glossary and target prefixes cannot be combined: give one of them");
