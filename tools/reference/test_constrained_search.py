@@ -349,14 +349,17 @@ class GlossaryFixtures(unittest.TestCase):
                 text = g["sentences"][line["sentence"]]["source"]
                 self.assertEqual(cs.match_glossary(entries, text), line["terms"])
                 self.assertEqual(cs.line_constraints(entries, text, enc), line["constraints"])
+            self.assertEqual(cs.word_continuations(gg.target_pieces(m)), g["word_continuations"])
             scorers = {}
             fallbacks = 0
             for run_ in g["runs"]:
+                whole = g["word_continuations"] if run_["whole_words"] else None
                 s = g["sentences"][run_["sentence"]]["src_ids"]
                 sc = scorers.setdefault(run_["sentence"], ms.ModelScorer(m, s, fam))
                 r = cs.constrained_search(m, s, run_["beam_size"], run_["constraints"],
                                           normalize=run_["normalize"], word_penalty=run_["word_penalty"],
-                                          max_length_factor=g["max_length_factor"], scorer=sc, **rules)
+                                          max_length_factor=g["max_length_factor"], scorer=sc,
+                                          continuations=whole, **rules)
                 core = r["constrained"]
                 self.assertEqual(r["fallback"], run_["fallback"])
                 self.assertEqual([gg.hyp_json(h) for h in core["nbest"]], run_["nbest"])
