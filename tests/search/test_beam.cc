@@ -86,6 +86,29 @@ TEST_CASE("beam search matches the reference n-best lists", "[search][parity]") 
   }
 }
 
+TEST_CASE("a beam wider than the insertion top-k matches the reference n-best list", "[search][parity]") {
+  // tools/fixtures/make_wide_beam_golden.py: beam 70 (> kInsertionTopK), where each row's best
+  // extensions come from nth_element instead of TopKList.
+  std::ifstream in(test::data_path("golden/marian-postnorm-swish-tiedall.wide-beam.json"));
+  REQUIRE(in);
+  const nlohmann::json golden = nlohmann::json::parse(in);
+  const auto model = test::load_fixture(test::fixture_named("marian-postnorm-swish-tiedall"));
+  const batch::Batch one = batch::make_batch({golden["src_ids"].get<std::vector<std::int32_t>>()},
+                                             model->config().source_eos_id);
+  search::SearchOptions options;
+  options.beam_size = golden["beam_size"].get<dim_t>();
+  options.n_best = true;
+  const auto found =
+      search::beam_search(*model, model->encoder().forward(one.ids, one.lengths), options);
+  REQUIRE(found.size() == 1);
+  const auto expected = golden["nbest"].get<std::vector<std::vector<std::int32_t>>>();
+  REQUIRE(found[0].size() == expected.size());
+  for (std::size_t h = 0; h < expected.size(); ++h) {
+    INFO("hypothesis " << h);
+    CHECK(found[0][h].ids == expected[h]);
+  }
+}
+
 TEST_CASE("a sentence's beam result does not depend on its batch", "[search]") {
   const auto model = test::load_fixture(test::marian_fixtures()[1]);
   const nlohmann::json golden = load_golden("marian-prenorm-relu-untied");

@@ -47,4 +47,27 @@ TEST_CASE("bank sizes as the reference allocates them", "[glossary]") {
   CHECK(search::bank_sizes(6, V{0, 6, 0, 0}) == V{0, 6, 0, 0});
 }
 
+TEST_CASE("whole-word terms: which pieces continue a word, and when a term has ended", "[glossary]") {
+  // As tools/reference/test_constrained_search.py's test_whole_words.
+  const std::vector<std::string> pieces = {"</s>", "<unk>", "\u2581T", "b", ".", "\u2581x", "c", "\u2581y"};
+  CHECK(search::word_continuations(pieces) == std::vector<std::int32_t>{3, 6});
+  CHECK_FALSE(search::continues_word("\u00bb"));      // »
+  CHECK_FALSE(search::continues_word("\u2026x"));     // …
+  CHECK(search::continues_word("\u00e9t"));           // ét
+  CHECK_FALSE(search::continues_word(""));
+  CHECK_FALSE(search::continues_word("<0x41>"));
+  CHECK(search::continues_word("-Datei"));           // a hyphen joins a compound
+  CHECK(search::continues_word("\u2010x"));
+  CHECK_FALSE(search::continues_word(","));
+  CHECK_FALSE(search::continues_word("\u2019s"));    // ’s
+  const search::Constraints c({{3, 4}, {5}}, true);
+  CHECK(c.whole_words());
+  search::ConstraintState s = c.advance(c.start(), 3);
+  CHECK_FALSE(s.term_ended);
+  s = c.advance(s, 4);
+  CHECK(s.term_ended);                // [3 4] completed by this token
+  CHECK_FALSE(c.advance(s, 9).term_ended);
+  CHECK(c.advance(s, 5).term_ended);  // [5] met at once
+}
+
 }  // namespace s2s

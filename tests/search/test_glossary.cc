@@ -2,6 +2,7 @@
 // search against the numpy reference (tools/fixtures/make_glossary_goldens.py,
 // tools/reference/constrained_search.py) token for token, with its fallback flags.
 #include <catch2/catch.hpp>
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -34,13 +35,19 @@ TEST_CASE("constrained beam search matches the reference", "[glossary][search][p
       // be searched exactly as without them.
       const test::GoldenSearch g = test::load_golden_search(test::fixture_named(name), "glossary");
       const auto& [model, golden, sources, encoded] = g;
-      std::size_t fallbacks = 0, runs = 0;
+      std::size_t fallbacks = 0, runs = 0, whole_words = 0;
+      std::vector<std::string> pieces;
+      for (int id = 0; id < golden["vocab_size"].get<int>(); ++id)
+        pieces.push_back(model->codec().target_vocab().piece(id));
+      CHECK(search::word_continuations(pieces) ==
+            golden["word_continuations"].get<std::vector<std::int32_t>>());
       for (const auto& run : golden["runs"]) {
         search::SearchOptions options = test::golden_run_options(golden, run);
         const std::size_t s = run["sentence"].get<std::size_t>();
         std::vector<search::Constraints> constraints(sources.size());
         constraints[s] = search::Constraints(
-            run["constraints"].get<std::vector<std::vector<std::int32_t>>>());
+            run["constraints"].get<std::vector<std::vector<std::int32_t>>>(),
+            run["whole_words"].get<bool>());
         INFO(name << ": sentence " << s << ", " << run["case"].get<std::string>()
                   << ", constraints " << run["constraints"].dump() << ", beam "
                   << options.beam_size << ", normalize " << options.normalize);
@@ -60,8 +67,10 @@ TEST_CASE("constrained beam search matches the reference", "[glossary][search][p
         for (std::size_t other = 0; other < sources.size(); ++other)
           if (other != s) CHECK(found[other].front().ids == plain[other].front().ids);
         ++runs;
+        whole_words += run["whole_words"].get<bool>();
       }
       CHECK(runs == golden["runs"].size());
+      CHECK(whole_words > 0);
       CHECK(fallbacks > 0);
     }
   }
@@ -195,6 +204,45 @@ TEST_CASE("glossary --glossary-ignore-case and terms the target vocabulary canno
                          "target vocabulary lacks (<unk>): not applied") != std::string::npos);
   CHECK(dropped.err.find("line 1:") == std::string::npos);
   CHECK(test::split_lines(dropped.out)[1].find("world") != std::string::npos);
+}
+
+}  // namespace s2s
+
+namespace s2s {
+namespace {
+
+// Whether `term` occurs in `text` with no letter or digit right before or after it.
+bool has_whole_word(const std::string& text, const std::string& term) {
+  const auto word_byte = [](unsigned char c) { return std::isalnum(c) || c >= 0x80; };
+  for (std::size_t at = text.find(term); at != std::string::npos; at = text.find(term, at + 1)) {
+    const std::size_t end = at + term.size();
+    if ((at == 0 || !word_byte(text[at - 1])) && (end == text.size() || !word_byte(text[end])))
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("glossary terms are whole words of the translation", "[glossary][cli]") {
+  // The shipped model glued a term to the word it replaces: "Could not open the file." with
+  // file -> Dokument gave "Die Dokumentdatei konnte nicht geöffnet werden.".
+  const test::TempDir tmp("s2s_glossary_words");
+  const std::string glossary =
+      tmp.write("glossary.tsv", "file\tDokument\nfiles\tDokumente\nprogram\tAnwendung\n");
+  const std::string input =
+      "Could not open the file.\nThe file is missing.\nThe files are gone.\n"
+      "This program is free software.\nRun the program again.\n";
+  const auto run = test::run_s2s("translate -b 4 --glossary '" + glossary + "'", input);
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  const std::vector<std::string> lines = test::split_lines(run.out);
+  REQUIRE(lines.size() == 5);
+  const char* const terms[] = {"Dokument", "Dokument", "Dokumente", "Anwendung", "Anwendung"};
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    INFO("line " << i + 1 << ": " << lines[i]);
+    CHECK(has_whole_word(lines[i], terms[i]));
+  }
 }
 
 }  // namespace s2s

@@ -45,6 +45,14 @@ HYPOTHESIS CONSTRAINT STATE (Sockeye ConstrainedHypothesis, kept per phrase inst
     Any other token leaves the state unchanged (also </s>).  Limitations (as Sockeye): one phrase
     in progress at a time; phrases sharing a first token are tried in list order only; a phrase
     that overlaps itself ([a a b] after "a a a b") is not found by restarting inside it.
+  WHOLE WORDS [not Sockeye] (whole_words=True, what s2s's --glossary uses; the goldens of
+    earlier runs have it off): the state also records whether its last token completed a phrase
+    (ended = advance completed a phrase with that token).  After such a token, the tokens that
+    continue a word (continues_word: a piece that does not start with "\u2581" and whose first
+    character is not punctuation, see PUNCTUATION below; a hyphen continues it) are excluded like banned ids (step 1),
+    so that a term ends where an output word ends: the next token starts a word, is punctuation
+    or </s>.  Its start is a word start already: a term tokenized as a text of its own begins with
+    a "\u2581" piece.
   allowed(state) (Sockeye allowed): if cur >= 0: [phrase[cur][prog]] (only the next token of the
     phrase in progress); else the first tokens of the unmet phrases, in list order, duplicates
     removed.  Empty when all are met.
@@ -53,8 +61,9 @@ ONE STEP (t = 0, 1, ...; live hypotheses in beam order r = 0..n-1, width k = bea
 else the number of live hypotheses):
   1. Expanded scores S[r, v] = float32(score_r + logprob_r[v]) as Marian; then, in this order,
      <unk> column lowest (unless allow_unk), min_length (</s> lowest for rows with fewer than
-     min_length tokens), banned columns lowest, and the </s> column of every row whose bank < C
-     set to float32 lowest (Sockeye is_valid: </s> only when all constraints are met).
+     min_length tokens), banned columns lowest, with whole_words the word-continuing columns of
+     every row whose last token completed a phrase lowest, and the </s> column of every row
+     whose bank < C set to float32 lowest (Sockeye is_valid: </s> only when all constraints are met).
      lowest = numpy finfo(float32).min = numeric_limits<float>::lowest().  Flat index
      f = r * V + v; ORDER = descending score, ties -> lower flat index.
   2. Candidate set (Sockeye topk (1)-(3)), a set of flat indices:
@@ -137,9 +146,33 @@ LOWEST = ms.LOWEST
 # ----------------------------------------------------------------------------------------------
 # constraint state
 # ----------------------------------------------------------------------------------------------
+# PUNCTUATION for whole words: ASCII punctuation, the Latin-1 marks U+00A1 U+00AB U+00BB U+00BF,
+# General Punctuation U+2010-U+205E, CJK Symbols and Punctuation U+3000-U+303F, and the fullwidth
+# ASCII punctuation, but not the hyphens - U+2010 U+2011: they join a compound ("Dokument-Datei"
+# keeps the word the term replaces), so they continue the word (as lib/s2s/search/constraints.cc).
+_HYPHENS = (0x2D, 0x2010, 0x2011)
+_PUNCT_RANGES = [(0x21, 0x2F), (0x3A, 0x40), (0x5B, 0x60), (0x7B, 0x7E), (0xA1, 0xA1), (0xAB, 0xAB),
+                 (0xBB, 0xBB), (0xBF, 0xBF), (0x2010, 0x205E), (0x3000, 0x303F), (0xFF01, 0xFF0F),
+                 (0xFF1A, 0xFF20), (0xFF3B, 0xFF40), (0xFF5B, 0xFF65)]
+
+
+def continues_word(piece):
+    """Whether a SentencePiece piece continues the word before it: not empty, no leading
+    "\u2581", first character not punctuation (so </s> and other <...> pieces never do)."""
+    if not piece or piece.startswith("\u2581"):
+        return False
+    c = ord(piece[0])
+    return c in _HYPHENS or not any(a <= c <= b for a, b in _PUNCT_RANGES)
+
+
+def word_continuations(pieces):
+    """The ids (sorted) of the pieces that continue a word, pieces[id] for every id."""
+    return [i for i, p in enumerate(pieces) if continues_word(p)]
+
+
 class Constraints:
     """The phrases of one sentence and the state operations of the module docstring.  A state is
-    a tuple (met: tuple of bool, cur: int, prog: int)."""
+    a tuple (met: tuple of bool, cur: int, prog: int, ended: bool)."""
 
     def __init__(self, phrases, eos_id=None):
         self.phrases = [tuple(int(t) for t in p) for p in (phrases or [])]
@@ -149,14 +182,14 @@ class Constraints:
         self.C = sum(len(p) for p in self.phrases)
 
     def start(self):
-        return (tuple(False for _ in self.phrases), -1, 0)
+        return (tuple(False for _ in self.phrases), -1, 0, False)
 
     def bank(self, state):
-        met, cur, prog = state
+        met, cur, prog, _ = state
         return sum(len(p) for p, m in zip(self.phrases, met) if m) + prog
 
     def advance(self, state, tok):
-        met, cur, prog = state
+        met, cur, prog, _ = state
         tok = int(tok)
         if cur >= 0:
             ph = self.phrases[cur]
@@ -164,18 +197,21 @@ class Constraints:
                 prog += 1
                 if prog == len(ph):
                     met = met[:cur] + (True,) + met[cur + 1:]
-                    return (met, -1, 0)
-                return (met, cur, prog)
+                    return (met, -1, 0, True)
+                return (met, cur, prog, False)
             cur, prog = -1, 0          # left the phrase midway: its progress is reset
         for j, ph in enumerate(self.phrases):
             if not met[j] and ph[0] == tok:
                 if len(ph) == 1:
-                    return (met[:j] + (True,) + met[j + 1:], -1, 0)
-                return (met, j, 1)
-        return (met, cur, prog)
+                    return (met[:j] + (True,) + met[j + 1:], -1, 0, True)
+                return (met, j, 1, False)
+        return (met, cur, prog, False)
+
+    def ended(self, state):
+        return state[3]
 
     def allowed(self, state):
-        met, cur, prog = state
+        met, cur, prog, _ = state
         if cur >= 0:
             return [self.phrases[cur][prog]]
         out = []
@@ -212,9 +248,11 @@ def bank_sizes(k, C, counts):
 def constrained_beam_search(next_logprobs, src_len, vocab_size, eos_id, unk_id, beam_size,
                             constraints=None, normalize=0.0, word_penalty=0.0, max_length_factor=3.0,
                             allow_unk=False, trace=None, empty_source=False, banned_ids=(),
-                            min_length=0):
+                            min_length=0, continuations=None):
     """Constrained beam search of one sentence over an abstract scorer (next_logprobs(prefix
     tuple) -> float32 [V], as marian_search.beam_search_core).  constraints: [[ids], ...].
+    continuations: None, or the word-continuing ids (word_continuations of the target pieces):
+    whole words (module docstring, WHOLE WORDS).
     Returns {"nbest": [hyp], "unmet": [hyp], "fallback": bool, "C": int}; hyp = {"ids",
     "token_logprobs", "score", "normalized", "bank", "constraints_met"}.
     trace: optional list, one dict per step {"t", "width", "selected" [(row, token, score, bank)],
@@ -268,6 +306,10 @@ def constrained_beam_search(next_logprobs, src_len, vocab_size, eos_id, unk_id, 
                 S[r, eos_id] = LOWEST
         for b in banned_ids:
             S[:, b] = LOWEST
+        if continuations:
+            for r, (_, _, _, st) in enumerate(live):
+                if cons.ended(st):
+                    S[r, continuations] = LOWEST
         for r, (_, _, _, st) in enumerate(live):
             if cons.bank(st) < C:
                 S[r, eos_id] = LOWEST
@@ -348,7 +390,7 @@ def constrained_beam_search(next_logprobs, src_len, vocab_size, eos_id, unk_id, 
 
 def constrained_search(model, src_ids, beam_size, constraints=None, normalize=0.0, word_penalty=0.0,
                        max_length_factor=3.0, allow_unk=None, banned_ids=None, min_length=None,
-                       scorer=None, trace=None):
+                       scorer=None, trace=None, continuations=None):
     """constrained_beam_search on a marian_ref / hf_ref / onmt_ref model with its own rules (None =
     marian_search.search_rules(model)), plus the fallback: returns {"nbest": what the caller
     outputs (the constrained n-best, or with fallback the unconstrained beam_search n-best),
@@ -365,7 +407,8 @@ def constrained_search(model, src_ids, beam_size, constraints=None, normalize=0.
                                    word_penalty=word_penalty, max_length_factor=max_length_factor,
                                    allow_unk=allow_unk, trace=trace,
                                    empty_source=fam.empty_source(model, src_ids),
-                                   banned_ids=banned_ids, min_length=min_length)
+                                   banned_ids=banned_ids, min_length=min_length,
+                                   continuations=continuations)
     if core["fallback"]:
         nbest = ms.beam_search(model, src_ids, beam_size, normalize=normalize,
                                word_penalty=word_penalty, max_length_factor=max_length_factor,

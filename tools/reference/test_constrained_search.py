@@ -107,7 +107,8 @@ class TestConstraintState(unittest.TestCase):
         self.assertEqual((c.bank(s4), c.allowed(s4)), (1, [4]))
         s5 = c.advance(c.advance(s4, 4), 5)
         self.assertEqual((c.bank(s5), c.allowed(s5)), (3, []))
-        self.assertEqual(c.advance(s5, 3), s5)     # met phrases stay met
+        self.assertTrue(c.ended(s5))              # its last token completed a phrase
+        self.assertEqual(c.advance(s5, 3), s5[:3] + (False,))  # met phrases stay met
         self.assertEqual(c.advance(s, EOS), s)
 
     def test_shared_first_token_list_order(self):
@@ -211,6 +212,29 @@ class TestSearch(unittest.TestCase):
         self.assertEqual(best["score"], F32(F32(-8) + F32(-0.01)))
         plain = run(sc, 2)
         self.assertEqual(plain["nbest"][0]["ids"], [EOS])
+
+    def test_whole_words(self):
+        # pieces: </s> <unk> "\u2581T" "b" "." "\u2581x" "c" "\u2581y"; after the term [2] the model
+        # prefers "b" (glued: "Tb"), then "c"; whole words take "." or a "\u2581" piece instead
+        pieces = ["</s>", "<unk>", "\u2581T", "b", ".", "\u2581x", "c", "\u2581y"]
+        cont = cs.word_continuations(pieces)
+        self.assertEqual(cont, [3, 6])
+        self.assertEqual([cs.continues_word(p) for p in ["\u00bb", "\u2026x", "\u00e9t", "", "<0x41>",
+                                                         "-Datei", "\u2010x", ",", "\u2019s"]],
+                         [False, False, True, False, False, True, True, False, False])
+
+        def lp(p):
+            if p and p[-1] == 2:
+                return [-6, -9, -7, -0.1, -4, -3, -0.5, -5]
+            return [-1, -9, -0.5, -3, -3, -3, -3, -3]
+        sc = FakeScorer({}, lp)
+        glued = run(sc, 2, [[2]])
+        self.assertEqual(glued["nbest"][0]["ids"][:2], [2, 3])
+        whole = run(sc, 2, [[2]], continuations=cont)
+        for h in whole["nbest"]:
+            i = h["ids"].index(2)
+            self.assertNotIn(h["ids"][i + 1], cont, h["ids"])
+        self.assertEqual(whole["nbest"][0]["ids"][:2], [2, 5])
 
     def test_fallback_at_length_limit(self):
         sc = FakeScorer({}, lambda p: [-0.5, -9, -1, -1.1, -1.2, -1.3, -1.4, -1.5])
@@ -325,14 +349,17 @@ class GlossaryFixtures(unittest.TestCase):
                 text = g["sentences"][line["sentence"]]["source"]
                 self.assertEqual(cs.match_glossary(entries, text), line["terms"])
                 self.assertEqual(cs.line_constraints(entries, text, enc), line["constraints"])
+            self.assertEqual(cs.word_continuations(gg.target_pieces(m)), g["word_continuations"])
             scorers = {}
             fallbacks = 0
             for run_ in g["runs"]:
+                whole = g["word_continuations"] if run_["whole_words"] else None
                 s = g["sentences"][run_["sentence"]]["src_ids"]
                 sc = scorers.setdefault(run_["sentence"], ms.ModelScorer(m, s, fam))
                 r = cs.constrained_search(m, s, run_["beam_size"], run_["constraints"],
                                           normalize=run_["normalize"], word_penalty=run_["word_penalty"],
-                                          max_length_factor=g["max_length_factor"], scorer=sc, **rules)
+                                          max_length_factor=g["max_length_factor"], scorer=sc,
+                                          continuations=whole, **rules)
                 core = r["constrained"]
                 self.assertEqual(r["fallback"], run_["fallback"])
                 self.assertEqual([gg.hyp_json(h) for h in core["nbest"]], run_["nbest"])

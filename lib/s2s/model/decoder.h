@@ -56,6 +56,13 @@ class Decoder {
                         Tensor* alignment = nullptr) const;
 
   std::int32_t start_id() const { return start_id_; }
+  // Bytes of self-attention keys and values that one row adds per step, over all layers: what
+  // each beam hypothesis costs per token it decodes.
+  std::size_t cache_bytes_per_token() const {
+    return layers_.size() * 2 * static_cast<std::size_t>(d_model_) * dtype_size(cache_dtype_);
+  }
+  dim_t layer_count() const { return static_cast<dim_t>(layers_.size()); }
+  dim_t model_dim() const { return d_model_; }
 
  private:
   struct Layer {

@@ -116,8 +116,10 @@ const OptionSpec<Settings> kRows[] = {
      S2S_FIELD(translate.search.temperature),
      "Sampling: log-probabilities are divided by it first (< 1 sharper, > 1 flatter)"},
     {"seed", "", nullptr, false, Bound::non_negative, nullptr, S2S_FIELD(translate.search.seed),
-     "Sampling: with each line's own text, decides its samples (the same seed and line give the "
-     "same samples, whatever the batch, threads or workers)"},
+     "Sampling: with each line's text, decides its random draws (the same command gives the same "
+     "samples, also with other --threads; other batches, from --batch-size, --batch-tokens, "
+     "--maxi-batch or --workers, can change a few lines' samples: the model's scores differ in "
+     "their last bits between batch layouts)"},
     {"prefix", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(translate.target_prefix),
      "Each input line is source<TAB>prefix: the translation starts with the prefix and goes on "
      "from there (CTranslate2's target_prefix: the prefix tokens score 0); see --prefix-file"},

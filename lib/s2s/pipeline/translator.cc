@@ -111,6 +111,7 @@ Translator::Translator(std::shared_ptr<const model::Model> model, TranslateOptio
   // position table, which Marian clamps for targets (model-formats.md §1.2).
   if (options_.search.max_length <= 0 || options_.search.max_length > options_.max_length)
     options_.search.max_length = options_.max_length;
+  search::check_beam_size(*model_, options_.search);  // before any input
   if (!options_.glossary_file.empty()) {
     if (options_.target_prefix)
       throw UsageError("--glossary and target prefixes cannot be combined: give one of them");
@@ -252,7 +253,7 @@ search::Constraints glossary_constraints(const Glossary* glossary, const std::st
   note.glossary_unknown.insert(note.glossary_unknown.end(), found.dropped_lines.begin(),
                                found.dropped_lines.end());
   note.glossary_terms += found.phrases.size();
-  return search::Constraints(std::move(found.phrases));
+  return search::Constraints(std::move(found.phrases), /*whole_words=*/true);
 }
 
 // Everything make_units needs besides the lines.

@@ -34,6 +34,22 @@ namespace s2s::search {
 inline constexpr dim_t kLoopSpan = 64;
 inline constexpr dim_t kLoopTokens = 8;
 
+// Most bytes the hypotheses of one sentence may take (check_beam_size).
+inline constexpr std::size_t kBeamMemory = 1000000000;  // 1 GB
+
+// Bytes one hypothesis of a sentence may take: its key/value caches for options.max_length
+// tokens (Decoder::cache_bytes_per_token), its row of logits, and its share of the selection,
+// which compares up to beam-size candidates per hypothesis.
+std::size_t bytes_per_hypothesis(const model::Model& model, const SearchOptions& options);
+// The largest beam whose hypotheses fit in kBeamMemory for one sentence, for this model and
+// options.max_length (> 0).
+dim_t max_beam_size(const model::Model& model, const SearchOptions& options);
+// UsageError, saying the limit and why, when options.beam_size rows per sentence exceed
+// max_beam_size (sampling without n-best runs one row per sentence whatever the beam size).
+// A beam past the limit would take gigabytes and steps of seconds, during which a stop request
+// (Ctrl-C) waits.
+void check_beam_size(const model::Model& model, const SearchOptions& options);
+
 // True when the last kLoopSpan ids hold at most kLoopTokens different ids.
 bool caught_in_loop(const std::vector<std::int32_t>& ids);
 
@@ -48,6 +64,8 @@ bool caught_in_loop(const std::vector<std::int32_t>& ids);
 // once every constraint is met; its result holds only the finished hypotheses that meet them
 // all, and is EMPTY when none does within the length limit: the caller then falls back to the
 // unconstrained search. A row may not have both a prefix and constraints (UsageError).
+// A batch whose hypotheses would take more than kBeamMemory at its length limit is searched a
+// group of sentences at a time (each group padded as the batch), which bounds a step's time.
 std::vector<std::vector<Hypothesis>> beam_search(const model::Model& model,
                                                  const model::EncoderOutput& encoded,
                                                  const SearchOptions& options,

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "s2s/core/shape.h"
@@ -20,15 +21,22 @@ struct ConstraintState {
   std::int32_t cur = -1;   // the phrase in progress, or -1
   std::int32_t prog = 0;   // its tokens matched so far (0 < prog < its length while cur >= 0)
   std::int32_t bank = 0;   // tokens of completed phrases + prog (Sockeye's num_met)
+  bool term_ended = false; // the last token completed a phrase (whole words: see Constraints)
 };
 
 // The phrases of one sentence (target ids, no </s>, none empty). No phrases = no constraints.
 class Constraints {
  public:
   Constraints() = default;
-  explicit Constraints(std::vector<std::vector<std::int32_t>> phrases);
+  // whole_words: each phrase must end where a word of the output ends: the token after it
+  // starts a new word, is punctuation or </s>, never a word_continuations() token (the search
+  // excludes those there). A phrase starts a word by itself: a target term tokenized as a text
+  // of its own begins with a '▁' piece. Without it (the reference's goldens), phrases are
+  // token sequences anywhere.
+  explicit Constraints(std::vector<std::vector<std::int32_t>> phrases, bool whole_words = false);
 
   bool empty() const { return phrases_.empty(); }
+  bool whole_words() const { return whole_words_; }
   const std::vector<std::vector<std::int32_t>>& phrases() const { return phrases_; }
   // C: the tokens of all phrases; banks are 0..C, and a hypothesis meets every constraint when
   // its bank is C.
@@ -46,7 +54,18 @@ class Constraints {
  private:
   std::vector<std::vector<std::int32_t>> phrases_;
   std::int32_t total_ = 0;
+  bool whole_words_ = false;
 };
+
+// The ids whose piece continues the word before it (SentencePiece): a piece that neither starts
+// with '▁' nor with punctuation. Punctuation: ASCII punctuation, the Latin-1 marks ¡ « » ¿, and
+// the blocks General Punctuation (U+2010-U+205E), CJK Symbols and Punctuation (U+3000-U+303F)
+// and the fullwidth ASCII punctuation (U+FF01-U+FF0F, U+FF1A-U+FF20, U+FF3B-U+FF40,
+// U+FF5B-U+FF65), but not the hyphens - U+2010 U+2011, which join a compound ("Dokument-Datei"
+// keeps the word the term replaces); as tools/reference/constrained_search.py's continues_word. Special pieces
+// such as </s> start with '<' and so never continue a word; empty (unused) ids neither. Sorted.
+std::vector<std::int32_t> word_continuations(const std::vector<std::string>& pieces);
+bool continues_word(const std::string& piece);
 
 // How many of k selections each bank 0..C gets, given the candidates per bank (counts, C + 1
 // entries): k / (C + 1) each and the remainder to bank C; a bank short of candidates passes its

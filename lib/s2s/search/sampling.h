@@ -9,9 +9,12 @@
 // token scores are the model's log-probabilities (before temperature and cuts), so they rank and
 // score like a beam search's.
 //
-// Deterministic per sentence: sample j of a sentence depends only on seeds[b] and j (the
-// Translator derives seeds[b] from --seed and the sentence's source ids), never on the batch,
-// its neighbours, threads or workers. With options.n_best, options.beam_size independent samples
+// Deterministic per sentence: the random numbers of sample j of a sentence depend only on
+// seeds[b] and j (the Translator derives seeds[b] from --seed and the sentence's source ids),
+// never on the batch, its neighbours, threads or workers. The log-probabilities they draw from
+// do depend on the batch in their last bits (a padded batch sums in another order, and matmul
+// kernels are chosen by row count), which changes a draw near a cut now and then; making every
+// row's scores independent of its batch (each line alone) cost 3.3x the time (README --seed). With options.n_best, options.beam_size independent samples
 // per sentence, best first by normalized score; else one. `prefixes`: as beam_search's (a
 // forced step draws nothing, so a sample's draws after the prefix use its stream from the start).
 #pragma once
