@@ -14,7 +14,11 @@ namespace {
 
 const std::string kModel = "marian-postnorm-swish-tiedall";
 
-std::string model_arg() { return "-m '" + test::data_path("models/" + kModel) + "'"; }
+// The search alone: the random fixture model ends some of these word salads far too early,
+// which --short-translations would warn about on stderr, where these tests expect nothing.
+std::string model_arg() {
+  return "--short-translations off -m '" + test::data_path("models/" + kModel) + "'";
+}
 
 // 230 lines of mixed lengths: empty and blank lines, one-word lines, long lines, non-ASCII,
 // a NUL byte and a control character.

@@ -154,10 +154,10 @@ TEST_CASE("each sentence of a line gets its own glossary terms", "[pipeline][sen
 
 TEST_CASE("short_translation: long sources with far fewer target tokens", "[pipeline][sentences]") {
   CHECK_FALSE(pipeline::short_translation(7, 0));  // too short a source to judge
-  CHECK(pipeline::short_translation(8, 3));
-  CHECK_FALSE(pipeline::short_translation(8, 4));
-  CHECK(pipeline::short_translation(30, 14));
-  CHECK_FALSE(pipeline::short_translation(30, 15));
+  CHECK(pipeline::short_translation(10, 5));
+  CHECK_FALSE(pipeline::short_translation(10, 6));
+  CHECK(pipeline::short_translation(30, 17));
+  CHECK_FALSE(pipeline::short_translation(30, 18));
 }
 
 // A random fixture model that ends most translations after a token or two: the losses the
@@ -177,7 +177,7 @@ TEST_CASE("a translation that ends far too early is searched again, then reporte
   const pipeline::InputNotes::ShortUnit& unit = notes[0].short_units[0];
   CHECK(unit.unit == 1);
   CHECK(unit.source_tokens >= 8);
-  CHECK(unit.target_tokens * 2 < unit.source_tokens);
+  CHECK(unit.target_tokens * 10 < unit.source_tokens * 6);
   CHECK(notes[1].short_units.empty());  // four words: too short to judge
   const std::vector<std::string> messages = pipeline::short_messages(7, notes[0]);
   REQUIRE(messages.size() == 1);

@@ -158,7 +158,8 @@ const OptionSpec<Settings> kRows[] = {
      "means en), or off: a line is one unit, as in Marian, unless it is over --max-length"},
     {"short-translations", "", nullptr, false, Bound::any, nullptr,
      S2S_FIELD(translate.short_translations),
-     "A sentence whose translation ends at under half its source's tokens (8 or more): retry "
+     "A sentence whose translation ends under 0.6 tokens per source token (sources of 8 or "
+     "more): retry "
      "(search it again with a wider beam, keep the longer, warn if still short), warn, or off "
      "(the search alone, as marian-decoder)"},
     {"long-lines", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(translate.long_lines),
