@@ -102,3 +102,14 @@ TEST_CASE("markup: a stray aligned word does not stretch an element over the sen
   CHECK(render_markup(m, "Drücken Sie Strg+S zum Speichern.", alignment) ==
         "Drücken <b>Sie Strg+S</b> zum Speichern.");
 }
+
+TEST_CASE("markup: a sentence unit of the line is protected on its own", "[text][markup]") {
+  const MarkupLine m = parse_markup("Open <b>%s</b>. Then see /tmp/<i>x</i> now.");
+  REQUIRE(m.text == "Open %s. Then see /tmp/x now.");
+  const ProtectedText first = protect_markup(m, {}, 0, 9);
+  CHECK(first.text == "Open 9001. ");
+  const ProtectedText second = protect_markup(m, {}, 9, m.text.size());
+  CHECK(second.text == "Then see 9001x now.");
+  REQUIRE(second.spans.size() == 1);
+  CHECK(second.spans[0].text == "/tmp/");
+}

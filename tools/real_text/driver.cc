@@ -55,7 +55,10 @@ std::vector<Result> translate(const pipeline::Translator& translator,
     }
     const search::Hypothesis& best = translations[i].hypotheses.front();
     const std::string target = codec.decode_target(best.ids);
-    const auto pairs = pipeline::hard_alignment(best.alignment, translations[i].source.ids.size(), 1.0f);
+    const auto pairs =
+        translations[i].split  // a line over the token limit: the joined pieces' pairs
+            ? translations[i].units.front().alignment
+            : pipeline::hard_alignment(best.alignment, translations[i].source.ids.size(), 1.0f);
     const auto words = pipeline::word_alignment(pairs, translations[i].source, codec.source_vocab(),
                                                 best.ids, codec.target_vocab(), target);
     const text::Restored restored = text::restore(masked[i], target, words.spans);
@@ -134,6 +137,9 @@ int main(int argc, char** argv) {
   options.search.beam_size = 4;
   options.search.normalize = 1.0f;
   options.alignment = *pipeline::parse_alignment("hard");
+  // One unit per line, as the pipeline protects each sentence unit: the suites' strings are
+  // translated whole, as `--sentence-split off` does.
+  options.sentence_split = "off";
   const pipeline::Translator translator(formats::load_model(argv[1]), options);
   std::vector<std::string> lines;
   for (std::string line; std::getline(std::cin, line);) lines.push_back(line);

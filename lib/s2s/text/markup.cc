@@ -145,23 +145,30 @@ MarkupLine parse_markup(const std::string& line) {
   return result;
 }
 
-ProtectedText protect_markup(const MarkupLine& line, const ProtectOptions& options) {
+ProtectedText protect_markup(const MarkupLine& line, const ProtectOptions& options,
+                             std::size_t begin, std::size_t end) {
+  end = std::min(end, line.text.size());
+  begin = std::min(begin, end);
+  const std::string unit = line.text.substr(begin, end - begin);
+  std::vector<std::size_t> cuts;  // the tags inside the unit, in its bytes
+  for (std::size_t at : line.boundaries)
+    if (at > begin && at < end) cuts.push_back(at - begin);
   std::vector<FoundSpan> spans;
   if (options.patterns) {
-    std::size_t begin = 0;
-    std::vector<std::size_t> cuts = line.boundaries;
-    cuts.push_back(line.text.size());
-    for (std::size_t end : cuts) {
-      if (end <= begin) continue;
-      for (FoundSpan span : find_patterns(line.text.substr(begin, end - begin))) {
-        span.begin += begin;
-        span.end += begin;
+    std::size_t from = 0;
+    cuts.push_back(unit.size());
+    for (std::size_t to : cuts) {
+      if (to <= from) continue;
+      for (FoundSpan span : find_patterns(unit.substr(from, to - from))) {
+        span.begin += from;
+        span.end += from;
         spans.push_back(span);
       }
-      begin = end;
+      from = to;
     }
+    cuts.pop_back();
   }
-  return protect_spans(line.text, std::move(spans), options, line.boundaries);
+  return protect_spans(unit, std::move(spans), options, cuts);
 }
 
 std::string escape_html(std::string_view text) {

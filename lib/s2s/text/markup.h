@@ -46,8 +46,10 @@ struct MarkupLine {
 
 MarkupLine parse_markup(const std::string& line);
 
-// protect() for the text of a well-formed line: patterns found between tags only.
-ProtectedText protect_markup(const MarkupLine& line, const ProtectOptions& options);
+// protect() for the text of a well-formed line, or of its sentence unit [begin, end) (bytes of
+// line.text): patterns found between tags only.
+ProtectedText protect_markup(const MarkupLine& line, const ProtectOptions& options,
+                             std::size_t begin = 0, std::size_t end = std::string::npos);
 
 // `translation` of source.text with the source's elements put back around the words `alignment`
 // (code points: source over source.text, target over translation) aligns to theirs, the text
