@@ -41,7 +41,7 @@ TEST_CASE("markup: tags go around the target words aligned to the words they enc
         "Drücken Sie <b>Ctrl+S</b>, um zu <i>speichern</i>.");
 }
 
-TEST_CASE("markup: reordered siblings keep their words; nesting is kept", "[text][markup]") {
+TEST_CASE("markup: reordered siblings keep their words, nesting is kept", "[text][markup]") {
   const MarkupLine m = parse_markup("<a href=\"x?a=1&amp;b=2\"><b>red</b> <i>car</i></a> & more");
   REQUIRE(m.text == "red car & more");
   // "Auto rot & mehr": red->rot, car->Auto, &->&, more->mehr
