@@ -45,7 +45,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from hf_ref import read_safetensors  # noqa: E402  (the container reader only)
 import fairseq_languages  # noqa: E402
 
-F32 = np.float32
+F32 = np.float64  # exact enough that the parity figures are the engine's own rounding
 LN_EPS = F32(1e-5)
 MASK_VALUE = np.finfo(np.float32).min
 

@@ -702,7 +702,8 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
     for (std::size_t k : rows) {
       again.push_back(units.ids[members[k]]);
       guard.push_back(units.guard_loops[members[k]]);
-      if (options_.target_prefix) prefixes.push_back(units.prefix[members[k]]);
+      if (options_.target_prefix || !options_.target_start.empty())
+        prefixes.push_back(units.prefix[members[k]]);
     }
     const batch::Batch batch = batch::make_batch(again, source_eos);
     const model::EncoderOutput encoded = model_->encoder().forward(batch.ids, batch.lengths);
