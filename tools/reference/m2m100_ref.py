@@ -26,7 +26,8 @@ Written from transformers' sources, not from s2s's C++:
   Generation: decoder_input starts with decoder_start_token_id (</s>), forced_bos_token_id = the
   target language token at step 1 (scored 0 after ForcedBOSTokenLogitsProcessor).
 
-nn.LayerNorm eps 1e-5. All arithmetic float32. Run with Debian's /usr/bin/python3.
+nn.LayerNorm eps 1e-5. Arithmetic in float64, so that what the parity tests measure is the
+engine's float32 rounding alone. Run with Debian's /usr/bin/python3.
 
     model = load_model(folder)
     ids = encode_source(model, "Hello", "eng_Latn")
@@ -158,7 +159,7 @@ def decode(model, ids):
 
 # ----------------------------------------------------------------------------------------------
 def sinusoids(model, positions):
-    """M2M100SinusoidalPositionalEmbedding.get_embedding rows (float32 as torch computes them)."""
+    """M2M100SinusoidalPositionalEmbedding.get_embedding rows."""
     half = model.D // 2
     step = F32(math.log(10000) / (half - 1))
     freq = np.exp(np.arange(half, dtype=F32) * -step).astype(F32)
