@@ -82,6 +82,12 @@ void run_info(const InfoArgs& args, const Context& context) {
   } else {
     std::printf("  SentencePiece coverage: not checked (files missing, below)\n");
   }
+  if (!codec.languages().empty())  // NLLB-200, M2M-100
+    std::printf("languages (--source-lang, --target-lang; %zu%s): %s\n",
+                codec.languages().tokens.size(),
+                codec.languages().source_after_eos ? ", source token after </s>: legacy_behaviour"
+                                                   : ", source token first",
+                codec.languages().codes().c_str());
   const std::vector<std::string> labels = codec.source_vocab().language_tokens();
   if (!labels.empty()) {
     std::printf("target languages (--target-lang):");

@@ -27,6 +27,7 @@
 #include "s2s/core/threads.h"
 #include "s2s/formats/detect.h"
 #include "s2s/pipeline/journal.h"
+#include "s2s/pipeline/languages.h"
 #include "s2s/pipeline/long_lines.h"
 #include "s2s/pipeline/pair_reader.h"
 #include "s2s/pipeline/score_output.h"
@@ -182,6 +183,9 @@ void run_score(const ScoreArgs& args, const Context& context) {
       model_path(args.model.empty() ? config_notes.model : args.model, context);
   const auto model = formats::load_model(
       model_folder, formats::SpmPaths{s.source_spm, s.target_spm}, s.precision);
+  if (pipeline::has_language_tokens(*model))  // docs/models.md
+    throw UsageError("score does not place NLLB-200 / M2M-100 language tokens yet: its scores "
+                     "would not be the model's");
   const pipeline::Scorer scorer(model, s.score);
   std::unique_ptr<ResumableOutput> resumable;
   std::optional<File> output;

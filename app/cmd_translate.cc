@@ -33,6 +33,7 @@
 #include "s2s/core/strings.h"
 #include "s2s/core/threads.h"
 #include "s2s/formats/detect.h"
+#include "s2s/pipeline/languages.h"
 #include "s2s/pipeline/long_lines.h"
 #include "s2s/text/clean.h"
 #include "s2s/pipeline/dedup.h"
@@ -313,7 +314,11 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   // marian-decoder prints its n-best lines for --n-best: one text line could only drop the beam.
   if (settings.translate.search.n_best && settings.format == pipeline::OutputFormat::text)
     settings.format = pipeline::OutputFormat::nbest;
-  if (!settings.target_lang.empty())
+  if (pipeline::has_language_tokens(*model))  // NLLB-200, M2M-100
+    pipeline::choose_languages(*model, settings.source_lang, settings.target_lang, settings.translate);
+  else if (!settings.source_lang.empty())
+    throw UsageError("--source-lang: only NLLB-200 and M2M-100 models take a source language");
+  else if (!settings.target_lang.empty())
     settings.translate.target_label = language_label(*model, settings.target_lang);
 
   const pipeline::Translator translator(model, settings.translate);

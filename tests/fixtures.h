@@ -45,6 +45,28 @@ inline const std::vector<FixtureModel>& all_fixtures() {
   return list;
 }
 
+// The Hugging Face NLLB-200 / M2M-100 folders (tools/fixtures/make_m2m100_fixtures.py). Their
+// translations need --source-lang / --target-lang (tests/formats/test_m2m100.cc); the model
+// parity tests decode them from </s> without a language, as the references do.
+inline const std::vector<FixtureModel>& fairseq_fixtures() {
+  static const std::vector<FixtureModel> list = {
+      {"hf-nllb-tied", true, 0, nullptr},
+      {"hf-nllb-sharded-untied-legacy", true, 0, nullptr},
+      {"hf-m2m100-tied", true, 0, nullptr},
+  };
+  return list;
+}
+
+// Every fixture whose math model/test_parity.cc checks: all_fixtures() and fairseq_fixtures().
+inline const std::vector<FixtureModel>& parity_fixtures() {
+  static const std::vector<FixtureModel> list = [] {
+    std::vector<FixtureModel> all = all_fixtures();
+    all.insert(all.end(), fairseq_fixtures().begin(), fairseq_fixtures().end());
+    return all;
+  }();
+  return list;
+}
+
 // The entry of all_fixtures() called `name`.
 inline const FixtureModel& fixture_named(const std::string& name) {
   for (const FixtureModel& f : all_fixtures())

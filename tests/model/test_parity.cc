@@ -40,7 +40,7 @@ void report(const std::string& fixture, const char* what, const Tensor& actual,
 }  // namespace
 
 TEST_CASE("fixture models match the numpy references", "[model][parity]") {
-  for (const test::FixtureModel& fixture : test::all_fixtures()) {
+  for (const test::FixtureModel& fixture : test::parity_fixtures()) {
     const char* name = fixture.name;
     SECTION(name) {
       const auto model = test::load_fixture(fixture);
@@ -108,7 +108,7 @@ TEST_CASE("step-by-step logits equal forward_all logits", "[model]") {
   // is checked against numpy in test_precision_parity.cc.
   const ops::Precision precision = GENERATE(ops::Precision::f32, ops::Precision::bf16);
   if (!test::cpu_computes(precision)) return;
-  for (const test::FixtureModel& fixture : test::all_fixtures()) {
+  for (const test::FixtureModel& fixture : test::parity_fixtures()) {
     const char* name = fixture.name;
     SECTION(name) {
       INFO("precision " << ops::precision_name(precision));
@@ -148,7 +148,7 @@ TEST_CASE("step-by-step logits equal forward_all logits", "[model]") {
 }
 
 TEST_CASE("padding never changes a sentence's result", "[model]") {
-  for (const test::FixtureModel& fixture : test::all_fixtures()) {
+  for (const test::FixtureModel& fixture : test::parity_fixtures()) {
     const char* name = fixture.name;
     SECTION(name) {
       const auto model = test::load_fixture(fixture);
@@ -205,7 +205,7 @@ namespace s2s {
 TEST_CASE("two compute threads give the same greedy translations", "[model][threads]") {
   const int before = num_threads();
   set_num_threads(2);
-  for (const test::FixtureModel& fixture : test::all_fixtures()) {
+  for (const test::FixtureModel& fixture : test::parity_fixtures()) {
     const char* name = fixture.name;
     const auto model = test::load_fixture(fixture);
     const Golden golden(name);

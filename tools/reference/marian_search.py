@@ -169,6 +169,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import marian_ref as ref  # noqa: E402
 import hf_ref  # noqa: E402
+import m2m100_ref  # noqa: E402
 import onmt_ref  # noqa: E402
 
 F32 = np.float32
@@ -269,7 +270,15 @@ class CT2Family(Family):
         return int(model.min_length)    # CTranslate2 min_decoding_length=1
 
 
-FAMILIES = {f.name: f for f in (MarianFamily(), HFFamily(), CT2Family())}
+class M2M100Family(Family):
+    """NLLB-200 / M2M-100 (m2m100_ref): HF's generate() bans nothing and allows <unk>; the target
+    language token is a prefix_ids=[token] (forced_bos_token_id, scored 0)."""
+    name = "m2m100"
+    ref = m2m100_ref
+    model_class = m2m100_ref.M2M100Model
+
+
+FAMILIES = {f.name: f for f in (MarianFamily(), HFFamily(), CT2Family(), M2M100Family())}
 
 
 def family_of(model):

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "s2s/core/allocator.h"
+#include "s2s/formats/hf_m2m100.h"
 #include "s2s/formats/hf_marian.h"
 #include "s2s/formats/marian.h"
 #include "s2s/formats/model_parts.h"
@@ -29,6 +30,7 @@ std::shared_ptr<const model::Model> load_model(const std::string& path, const Sp
   const ReuseFreedBuffers reuse;
   // Each reader describes the model's parts; the Model is built from them in one place.
   if (looks_like_marian(folder)) return assemble_model(read_marian(folder), precision);
+  if (looks_like_hf_m2m100(folder)) return assemble_model(read_hf_m2m100(folder), precision);
   if (looks_like_hf_marian(folder)) return assemble_model(read_hf_marian(folder), precision);
   if (looks_like_ct2(folder)) return assemble_model(read_ct2(folder, spm, purpose), precision);
   throw ModelError(path + ": not a model folder (looked for a Marian decoder.yml or .npz, a Hugging "

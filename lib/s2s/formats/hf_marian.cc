@@ -4,34 +4,18 @@
 #include <nlohmann/json.hpp>
 
 #include "s2s/core/problems.h"
+#include "s2s/formats/hf_common.h"
 #include "s2s/formats/safetensors.h"
 
 namespace s2s::formats {
 namespace fs = std::filesystem;
 using nlohmann::json;
+using hf::map_attention;
+using hf::map_linear;
+using hf::map_norm;
+using hf::read_json;
+using hf::value;
 namespace {
-
-json read_json(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) throw ModelError(path.string() + ": not found");
-  try {
-    return json::parse(in);
-  } catch (const json::exception& e) {
-    throw ModelError(path.string() + ": not valid JSON: " + e.what());
-  }
-}
-
-// config.json values with a clear error when one has the wrong type.
-template <typename T>
-T value(const json& config, const char* key, T fallback, const fs::path& path) {
-  const auto it = config.find(key);
-  if (it == config.end() || it->is_null()) return fallback;
-  try {
-    return it->get<T>();
-  } catch (const json::exception&) {
-    throw ModelError(path.string() + ": '" + key + "' has an unexpected value " + it->dump());
-  }
-}
 
 model::ModelConfig hf_config(const json& c, const fs::path& path,
                              std::vector<std::string>& problems) {
@@ -79,26 +63,6 @@ model::ModelConfig hf_config(const json& c, const fs::path& path,
   if (pad >= 0) m.suppressed_ids.push_back(pad);  // bad_words_ids = [[pad]]
   if (m.decoder_start_id < 0) problems.push_back("decoder_start_token_id is missing");
   return m;
-}
-
-// HF name -> canonical name for one attention module / layer norm / linear.
-void map_linear(layers::WeightStore& w, SafetensorsFile& st, const std::string& hf,
-                const std::string& c) {
-  w.add(c + "/weight", st.read_tensor(hf + ".weight"), ops::WeightLayout::out_in, hf + ".weight");
-  w.add(c + "/bias", st.read_tensor(hf + ".bias"), ops::WeightLayout::in_out, hf + ".bias");
-}
-
-void map_norm(layers::WeightStore& w, SafetensorsFile& st, const std::string& hf,
-              const std::string& c) {
-  w.add(c + "/scale", st.read_tensor(hf + ".weight"), ops::WeightLayout::in_out, hf + ".weight");
-  w.add(c + "/bias", st.read_tensor(hf + ".bias"), ops::WeightLayout::in_out, hf + ".bias");
-}
-
-void map_attention(layers::WeightStore& w, SafetensorsFile& st, const std::string& hf,
-                   const std::string& c) {
-  for (const auto& [from, to] : {std::pair{"q_proj", "q"}, {"k_proj", "k"}, {"v_proj", "v"},
-                                 {"out_proj", "o"}})
-    map_linear(w, st, hf + "." + from, c + "/" + to);
 }
 
 }  // namespace
@@ -187,12 +151,9 @@ ModelParts read_hf_marian(const fs::path& folder) {
   SafetensorsFile st(weights_path.string());
   parts.weights = layers::WeightStore(weights_path.string());
   load_weights(st, parts.config, parts.weights);
-  std::vector<std::string> unexpected;
-  for (const std::string& name : st.names())
-    if (!parts.weights.contains_origin(name) && !ignorable(name, parts.config))
-      unexpected.push_back(name);
-  if (!unexpected.empty())
-    throw ModelError(weights_path.string() + ": unexpected tensors: " + join(unexpected, ", "));
+  hf::check_all_used(
+      st, parts.weights, [&](const std::string& name) { return ignorable(name, parts.config); },
+      weights_path.string());
 
   // Tokenizer files: vocab.json for both sides unless the vocabularies are separate.
   bool separate = false;
@@ -211,16 +172,7 @@ ModelParts read_hf_marian(const fs::path& folder) {
                 {"target vocabulary", parts.target.vocab.string()},
                 {"source SentencePiece", parts.source.spm.string()},
                 {"target SentencePiece", parts.target.spm.string()}};
-  // Generation defaults, as HF's generate() would use them: its beam size, and <unk> allowed.
-  json generation = config_json;
-  info.search_defaults_source = config_path.string();
-  if (fs::exists(folder / "generation_config.json", ec)) {
-    generation = read_json(folder / "generation_config.json");
-    info.search_defaults_source = (folder / "generation_config.json").string();
-  }
-  if (generation.contains("num_beams") && generation["num_beams"].is_number_integer())
-    info.search_defaults.emplace_back("beam-size", std::to_string(generation["num_beams"].get<int>()));
-  info.search_defaults.emplace_back("allow-unk", "true");
+  hf::add_generation_defaults(folder, config_json, config_path, info);
   return parts;
 }
 

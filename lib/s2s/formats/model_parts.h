@@ -27,6 +27,9 @@ struct ModelParts {
   model::ModelConfig config;
   layers::WeightStore weights;
   TextFiles source, target;
+  // A reader that numbers the vocabulary itself (the fairseq families, text/fairseq_vocab.h)
+  // gives the codec ready; otherwise it is loaded from `source` and `target`.
+  std::unique_ptr<text::TextCodec> codec;
   // Target tokens a format names by their text (CTranslate2's config.json). Without a name, </s>
   // is config.eos_id when the format gave one, else the vocabulary's; <unk> is the vocabulary's;
   // the decoder starts from config.decoder_start_id.

@@ -36,6 +36,7 @@ Embedding::Embedding(WeightStore& weights, const std::string& stack, Tensor tabl
       learned_positions_(std::move(positions)),
       kind_(config.positions),
       scale_(config.scale_embeddings ? std::sqrt(static_cast<float>(config.d_model)) : 1.0f),
+      position_offset_(config.position_offset),
       has_norm_(config.embedding_norm) {
   if (has_norm_)
     norm_ = LayerNorm(weights, stack + "/emb_norm", config.d_model, config.layer_norm_epsilon);
@@ -70,7 +71,7 @@ void Embedding::operator()(const Tensor& ids, dim_t first_position, EmbeddingScr
     pe.resize({steps, d}, DataType::f32);
     ops::gather_rows(learned_positions_, s.position_rows, pe);
   } else if (kind_ != PositionEncoding::none) {
-    sinusoid_positions(kind_, first_position, steps, d, pe);
+    sinusoid_positions(kind_, first_position + position_offset_, steps, d, pe);
   }
   if (kind_ == PositionEncoding::none) {
     for (dim_t i = 0; i < out.numel(); ++i) o[i] *= scale_;

@@ -39,6 +39,7 @@ class Embedding {
   Tensor learned_positions_;
   PositionEncoding kind_ = PositionEncoding::none;
   float scale_ = 1.0f;
+  dim_t position_offset_ = 0;  // sinusoids only (EmbeddingSettings)
   bool has_norm_ = false;
   LayerNorm norm_;
 };

@@ -38,6 +38,9 @@ struct EmbeddingSettings {
   bool scale_embeddings = true;  // × sqrt(d_model)
   bool embedding_norm = false;   // a layer norm after embedding + positions
   float layer_norm_epsilon = 1e-6f;
+  // Sinusoids: token t takes the row of position t + position_offset (fairseq numbers positions
+  // from padding_idx + 1: M2M-100 and NLLB use 2).
+  dim_t position_offset = 0;
 };
 
 }  // namespace s2s::layers

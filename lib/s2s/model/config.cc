@@ -17,7 +17,7 @@ layers::BlockSettings ModelConfig::block() const {
 }
 
 layers::EmbeddingSettings ModelConfig::embedding() const {
-  return {d_model, positions, scale_embeddings, embedding_norm, layer_norm_epsilon};
+  return {d_model, positions, scale_embeddings, embedding_norm, layer_norm_epsilon, position_offset};
 }
 
 std::vector<std::string> ModelConfig::validate() const {
@@ -39,6 +39,7 @@ std::vector<std::string> ModelConfig::validate() const {
                         positions == layers::PositionEncoding::sinusoid_hf;
   need(!sinusoid || d_model % 2 == 0,
        "sinusoidal positions need an even model dimension");
+  need(position_offset >= 0, "negative position offset");
   need(relative_max_distance >= 0, "negative maximum relative distance");
   need(positions != layers::PositionEncoding::learned || max_positions > 0,
        "learned positions need a table size");

@@ -39,6 +39,7 @@ struct ModelConfig {
 
   layers::PositionEncoding positions = layers::PositionEncoding::sinusoid_marian;
   dim_t max_positions = 0;       // 0 = unlimited (sinusoids); rows of the learned table otherwise
+  dim_t position_offset = 0;     // sinusoids: token t sits at position t + offset (fairseq: 2)
   bool scale_embeddings = true;  // token embeddings × sqrt(d_model)
   // Relative position representations in every self-attention (OpenNMT-py
   // max_relative_positions K; 0 = none): clipped distances, one table for keys, one for values.

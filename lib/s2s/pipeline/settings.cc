@@ -139,7 +139,11 @@ const OptionSpec<Settings> kRows[] = {
      "(\"alignment\", \"alignment_spans\"). Marian models (transformer-guided-alignment-"
      "layer) and CTranslate2 models with one alignment head"},
     {"target-lang", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(target_lang),
-     "Multilingual models: target language code (e.g. deu), put before every line as >>deu<<"},
+     "Multilingual models: target language code: OPUS-MT's deu, put before every line as "
+     ">>deu<<; NLLB-200's deu_Latn (or de), M2M-100's de, forced as the first target token"},
+    {"source-lang", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(source_lang),
+     "NLLB-200 / M2M-100: source language code (eng_Latn or en; M2M-100: en), put in the source "
+     "where the model expects it"},
     S2S_SPM_ROWS,
     {"batch-size", "", "mini-batch", false, Bound::at_least_one, nullptr,
      S2S_FIELD(translate.batch_size), "Sentences per batch"},

@@ -37,6 +37,7 @@ struct TranslateSettings {
   dim_t tsv_fields = 1;        // with tsv: the most fields a line may have
   bool quiet = false;
   std::string target_lang;  // multilingual models: the >>xxx<< label put before every line
+  std::string source_lang;  // NLLB-200 / M2M-100: the source-language code (text/languages.h)
   std::string source_spm;   // SentencePiece models for folders without them (CTranslate2)
   std::string target_spm;
 };

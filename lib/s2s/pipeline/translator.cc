@@ -37,6 +37,18 @@ std::string leading_label(const std::string& line, const text::Vocabulary& vocab
   return !word.empty() && vocab.contains(word) ? word : std::string();
 }
 
+// Removes a hypothesis' first n tokens (TranslateOptions::target_start): ids, scores and
+// alignment rows (of source_length floats each).
+void drop_start(search::Hypothesis& h, std::size_t n, std::size_t source_length) {
+  n = std::min(n, h.ids.size());
+  const auto first = static_cast<std::ptrdiff_t>(n);
+  h.ids.erase(h.ids.begin(), h.ids.begin() + first);
+  h.token_scores.erase(h.token_scores.begin(), h.token_scores.begin() + first);
+  if (!h.alignment.empty())
+    h.alignment.erase(h.alignment.begin(),
+                      h.alignment.begin() + first * static_cast<std::ptrdiff_t>(source_length));
+}
+
 // Keeps the first `limit` ids, the last one </s> again when the sequence ended with it (Marian's
 // --max-length-crop).
 void crop(std::vector<std::int32_t>& ids, std::size_t limit, std::int32_t eos) {
@@ -115,6 +127,8 @@ Translator::Translator(std::shared_ptr<const model::Model> model, TranslateOptio
   if (!options_.glossary_file.empty()) {
     if (options_.target_prefix)
       throw UsageError("--glossary and target prefixes cannot be combined: give one of them");
+    if (!options_.target_start.empty())
+      throw UsageError("--glossary is not available for models that force a target-language token");
     if (options_.search.sampling.kind != search::Sampling::Kind::off)
       throw UsageError("--glossary needs beam search: not with --sampling");
     glossary_ = std::make_shared<const Glossary>(Glossary::load(options_.glossary_file));
@@ -637,6 +651,8 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
                         model_->config().unk_id, multilingual_};
   Units units = maker.make(lines, first_line_number, notes);
   const auto stopped = [stop] { return stop != nullptr && stop->load(std::memory_order_relaxed); };
+  for (std::vector<std::int32_t>& prefix : units.prefix)
+    prefix.insert(prefix.begin(), options_.target_start.begin(), options_.target_start.end());
 
   // Each line's first unit and how many of its units are still to translate.
   std::vector<std::size_t> first_unit(lines.size(), 0), pending(lines.size(), 0);
@@ -686,7 +702,8 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
     for (std::size_t k : rows) {
       again.push_back(units.ids[members[k]]);
       guard.push_back(units.guard_loops[members[k]]);
-      if (options_.target_prefix) prefixes.push_back(units.prefix[members[k]]);
+      if (options_.target_prefix || !options_.target_start.empty())
+        prefixes.push_back(units.prefix[members[k]]);
     }
     const batch::Batch batch = batch::make_batch(again, source_eos);
     const model::EncoderOutput encoded = model_->encoder().forward(batch.ids, batch.lengths);
@@ -745,7 +762,7 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
     std::vector<char> guard_loops;
     for (std::size_t k = 0; k < count; ++k) guard_loops.push_back(units.guard_loops[members[k]]);
     search::Prefixes prefixes;
-    if (options_.target_prefix)
+    if (options_.target_prefix || !options_.target_start.empty())
       for (std::size_t k = 0; k < count; ++k) prefixes.push_back(units.prefix[members[k]]);
     std::vector<std::vector<search::Hypothesis>> batch_found;
     std::vector<search::Constraints> constraints;
@@ -778,6 +795,9 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
       batch_found = search::sample_search(*model_, encoded, options_.search, seeds, stop, &prefixes);
     }
     if (batch_found.size() != count) return;  // stopped during the search
+    for (std::size_t k = 0; k < count; ++k)
+      for (search::Hypothesis& h : batch_found[k])
+        drop_start(h, options_.target_start.size(), units.ids[members[k]].size());
     for (std::size_t k = 0; k < count; ++k) finish_unit(members[k], std::move(batch_found[k]));
   };
   const batch::BatchLimits limits{options_.batch_size, options_.batch_tokens};

@@ -51,6 +51,10 @@ struct TranslateOptions {
   // with the target SentencePiece, search/prefix.h for the rules) and the search continues from
   // there. A line without a tab has no prefix; a split line's first piece gets it.
   bool target_prefix = false;
+  // Target tokens every translation is forced to start with and that results leave out: the
+  // target-language token of NLLB-200 / M2M-100 (HF's forced_bos_token_id, CTranslate2's
+  // target_prefix). Scored 0 and counted in lengths, as target prefixes are (search/prefix.h).
+  std::vector<std::int32_t> target_start;
   // Word alignment (--alignment): on, every hypothesis keeps its alignment rows
   // (Hypothesis::alignment; the search's alignment option follows this one). The model must
   // name its alignment layer (ModelConfig::alignment_layer): UsageError otherwise.

@@ -1,6 +1,7 @@
 // TextCodec: SentencePiece + vocabulary per side, and the vocabulary coverage check.
 #include "s2s/text/codec.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "s2s/core/error.h"
@@ -104,7 +105,32 @@ std::vector<std::int32_t> TextCodec::encode(const Side& side, const std::string&
   return ids;
 }
 
+void TextCodec::set_languages(LanguageTokens languages) {
+  languages_ = std::move(languages);
+  hidden_target_ids_.clear();
+  for (const std::string& token : languages_.tokens) {
+    if (!source_.vocab.contains(token) || !target_.vocab.contains(token))
+      throw ModelError(source_.vocab.path() + ": no language token " + token);
+    hidden_target_ids_.push_back(target_.vocab.id_of(token));
+  }
+  // HF's decode(skip_special_tokens=True) drops these too.
+  for (const char* special : {"<s>", "<pad>", "<unk>", "<mask>"})
+    if (target_.vocab.contains(special)) hidden_target_ids_.push_back(target_.vocab.id_of(special));
+  std::sort(hidden_target_ids_.begin(), hidden_target_ids_.end());
+}
+
+std::vector<std::int32_t> TextCodec::encode_with_language(const std::string& line) const {
+  const std::size_t space = line.find(' ');
+  const std::int32_t language = source_.vocab.id_of(line.substr(0, space));
+  std::vector<std::int32_t> ids =
+      encode(source_, space == std::string::npos ? std::string() : line.substr(space + 1));
+  ids.insert(languages_.source_after_eos ? ids.end() : ids.begin(), language);
+  return ids;
+}
+
 std::vector<std::int32_t> TextCodec::encode_source(const std::string& line) const {
+  if (!languages_.empty() && languages_.contains(line.substr(0, line.find(' '))))
+    return encode_with_language(line);
   // A leading >>xxx<< language label of a multilingual model is one vocabulary token that never
   // goes through SentencePiece (OPUS-MT adds it after spm_encode; HF's tokenizer splits it off).
   if (line.rfind(">>", 0) == 0) {
@@ -135,7 +161,7 @@ std::vector<std::string> TextCodec::target_pieces(const std::vector<std::int32_t
       throw ModelError(vocab.path() + ": the model produced id " + std::to_string(id) +
                        ", outside this vocabulary (size " + std::to_string(vocab.size()) +
                        "); the model and vocabulary do not match");
-    if (!vocab.piece(id).empty()) pieces.push_back(vocab.piece(id));
+    if (!vocab.piece(id).empty() && !is_hidden_target(id)) pieces.push_back(vocab.piece(id));
   }
   return pieces;
 }
@@ -146,7 +172,7 @@ std::string TextCodec::decode_target(const std::vector<std::int32_t>& ids) const
     std::vector<std::int32_t> kept;
     for (std::int32_t id : ids) {
       if (id == target_.vocab.eos_id()) break;
-      kept.push_back(id);
+      if (!is_hidden_target(id)) kept.push_back(id);
     }
     return target_.spm->decode_ids(kept);
   }

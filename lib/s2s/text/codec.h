@@ -17,11 +17,13 @@
 //   std::string text = codec.decode_target(output_ids);
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "s2s/text/languages.h"
 #include "s2s/text/spm.h"
 #include "s2s/text/vocab.h"
 
@@ -55,6 +57,12 @@ class TextCodec {
   // Marian and HF append </s> to the source; OpenNMT-py models (via CTranslate2) do not. Set by
   // the loader before the codec is shared.
   void set_add_source_eos(bool add) { source_.append_eos = add; }
+  // NLLB-200 / M2M-100 (text/languages.h): a line whose first word is one of these tokens gets it
+  // as its source-language token, placed as the family places it ([lang] text </s>, or text </s>
+  // [lang] for NLLB's legacy_behaviour); translations show neither them nor <s> <pad> <unk>
+  // <mask> (HF decodes with skip_special_tokens). Set by the loader before the codec is shared.
+  void set_languages(LanguageTokens languages);
+  const LanguageTokens& languages() const { return languages_; }
   // For scoring: the target sentence as the decoder must produce it, </s> included.
   std::vector<std::int32_t> encode_target(const std::string& line) const;
   std::string decode_target(const std::vector<std::int32_t>& ids) const;
@@ -75,9 +83,17 @@ class TextCodec {
   };
   static Side make_side(std::optional<SentencePiece> spm, Vocabulary vocab);
   static std::vector<std::int32_t> encode(const Side& side, const std::string& line);
+  bool is_hidden_target(std::int32_t id) const {
+    return std::binary_search(hidden_target_ids_.begin(), hidden_target_ids_.end(), id);
+  }
+  // encode_source for a line that starts with a language token (languages_).
+  std::vector<std::int32_t> encode_with_language(const std::string& line) const;
 
   Side source_;
   Side target_;
+  LanguageTokens languages_;
+  // Target ids decoded to nothing (set_languages): language tokens and the specials. Sorted.
+  std::vector<std::int32_t> hidden_target_ids_;
 };
 
 }  // namespace s2s::text

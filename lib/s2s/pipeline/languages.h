@@ -1,0 +1,23 @@
+// Language selection for the models that name both languages with tokens, NLLB-200 and M2M-100
+// (text/languages.h): the source token is put before every line (the codec places it where the
+// family wants it) and the target token is forced as the first target token and left out of
+// the results (TranslateOptions::target_start), as HF's forced_bos_token_id and CTranslate2's
+// target_prefix do.
+#pragma once
+
+#include <string>
+
+#include "s2s/model/model.h"
+#include "s2s/pipeline/translator.h"
+
+namespace s2s::pipeline {
+
+// True when the model takes --source-lang / --target-lang as language tokens.
+bool has_language_tokens(const model::Model& model);
+
+// Sets options.target_label (the source token) and options.target_start (the target token).
+// UsageError when a code is missing or not the model's, listing the closest codes.
+void choose_languages(const model::Model& model, const std::string& source_lang,
+                      const std::string& target_lang, TranslateOptions& options);
+
+}  // namespace s2s::pipeline
