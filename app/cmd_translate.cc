@@ -64,16 +64,6 @@ std::string known_labels(const model::Model& model) {
   return join(model.codec().source_vocab().language_tokens(), " ");
 }
 
-// ">>deu<<" for "deu" (or ">>deu<<"); a UsageError listing the model's labels when it has none
-// by that name.
-std::string language_label(const model::Model& model, const std::string& lang) {
-  const std::string label = lang.rfind(">>", 0) == 0 ? lang : ">>" + lang + "<<";
-  if (model.codec().source_vocab().contains(label)) return label;
-  const std::string known = known_labels(model);
-  throw UsageError("--target-lang " + lang + ": the model has no " + label + " token (" +
-                   (known.empty() ? "it is not multilingual" : "it knows " + known) + ")");
-}
-
 // Warnings about language labels: each line whose label the model does not know, and the first
 // line without one when the model is multilingual (once: every line would say the same).
 class LabelWarnings {
@@ -111,6 +101,8 @@ std::vector<std::string> input_warnings(std::size_t line_number, const pipeline:
     warnings.push_back(std::move(warning));
   for (std::string& warning : pipeline::short_messages(line_number, notes))
     warnings.push_back(std::move(warning));
+  if (!notes.unspellable.empty())
+    warnings.push_back(pipeline::unspellable_message(line_number, notes));
   return warnings;
 }
 
@@ -314,12 +306,7 @@ void run_translate(const TranslateArgs& args, const Context& context) {
   // marian-decoder prints its n-best lines for --n-best: one text line could only drop the beam.
   if (settings.translate.search.n_best && settings.format == pipeline::OutputFormat::text)
     settings.format = pipeline::OutputFormat::nbest;
-  if (pipeline::has_language_tokens(*model))  // NLLB-200, M2M-100
-    pipeline::choose_languages(*model, settings.source_lang, settings.target_lang, settings.translate);
-  else if (!settings.source_lang.empty())
-    throw UsageError("--source-lang: only NLLB-200 and M2M-100 models take a source language");
-  else if (!settings.target_lang.empty())
-    settings.translate.target_label = language_label(*model, settings.target_lang);
+  pipeline::apply_languages(*model, settings);
 
   const pipeline::Translator translator(model, settings.translate);
   std::optional<pipeline::WorkerTeam> team;  // --workers: their threads, kept for the whole input

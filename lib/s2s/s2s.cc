@@ -2,6 +2,7 @@
 
 #include "s2s/core/threads.h"
 #include "s2s/formats/detect.h"
+#include "s2s/pipeline/languages.h"
 #include "s2s/pipeline/scorer.h"
 #include "s2s/pipeline/settings.h"
 #include "s2s/pipeline/translator.h"
@@ -26,6 +27,7 @@ Engine::Engine(const std::string& model_folder, const Settings& settings)
                                      early.precision);
   pipeline::apply_model_defaults(impl_->model->info(), impl_->settings);
   for (const auto& [key, value] : settings) pipeline::set_option(key, value, impl_->settings);
+  pipeline::apply_languages(*impl_->model, impl_->settings);
   impl_->translator =
       std::make_unique<pipeline::Translator>(impl_->model, impl_->settings.translate);
 }

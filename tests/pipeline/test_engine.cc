@@ -8,6 +8,7 @@
 #include "s2s/pipeline/scorer.h"
 #include "s2s/pipeline/translator.h"
 #include "s2s/s2s.h"
+#include "../app/cli_runner.h"
 #include "test_utils.h"
 
 namespace s2s {
@@ -82,6 +83,28 @@ TEST_CASE("Engine refuses bad settings and folders with one-line errors", "[pipe
   CHECK_THROWS_AS(Engine(test::data_path("nowhere")), ModelError);
   // Marian's names are settings too.
   CHECK_NOTHROW(Engine(folder, {{"mini-batch", "8"}, {"cpu-threads", "1"}}));
+}
+
+}  // namespace s2s
+
+namespace s2s {
+
+TEST_CASE("Engine takes the languages of NLLB and multilingual models as translate does",
+          "[pipeline]") {
+  const std::string nllb = test::data_path("models/hf-nllb-tied");
+  // Without languages an NLLB model cannot translate: a usage error, never a guess.
+  CHECK_THROWS_AS(Engine(nllb, {{"beam-size", "2"}}), UsageError);
+  CHECK_THROWS_AS(Engine(nllb, {{"source-lang", "en"}, {"target-lang", "xx"}}), UsageError);
+  const Engine engine(nllb, {{"beam-size", "2"}, {"source-lang", "en"}, {"target-lang", "de"}});
+  const std::string line = "the license is free";
+  const auto cli = test::run_s2s("translate -b 2 --source-lang en --target-lang de -m '" + nllb + "'",
+                                 line + "\n");
+  REQUIRE(cli.exit_code == 0);
+  CHECK(engine.translate({line}).at(0) + "\n" == cli.out);
+  // A Marian model without >>xxx<< labels refuses --source-lang and a target label.
+  const std::string marian = test::data_path("models/marian-postnorm-swish-tiedall");
+  CHECK_THROWS_AS(Engine(marian, {{"source-lang", "en"}}), UsageError);
+  CHECK_THROWS_AS(Engine(marian, {{"target-lang", "deu"}}), UsageError);
 }
 
 }  // namespace s2s

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "s2s/model/model.h"
+#include "s2s/pipeline/settings.h"
 #include "s2s/pipeline/translator.h"
 
 namespace s2s::pipeline {
@@ -19,5 +20,15 @@ bool has_language_tokens(const model::Model& model);
 // UsageError when a code is missing or not the model's, listing the closest codes.
 void choose_languages(const model::Model& model, const std::string& source_lang,
                       const std::string& target_lang, TranslateOptions& options);
+
+// ">>deu<<" for "deu" (or ">>deu<<"), a multilingual Marian model's label; a UsageError listing
+// the model's labels when it has none by that name.
+std::string language_label(const model::Model& model, const std::string& lang);
+
+// The languages a run asks for (settings.source_lang, settings.target_lang) made options of the
+// translator: language tokens for NLLB-200 / M2M-100 (choose_languages), a >>xxx<< label for a
+// multilingual Marian model; a UsageError for a language the model cannot take. What `s2s
+// translate` and the library's Engine both do after reading their settings.
+void apply_languages(const model::Model& model, TranslateSettings& settings);
 
 }  // namespace s2s::pipeline
