@@ -185,6 +185,12 @@ TEST_CASE("a translation that ends far too early is searched again, then reporte
                               std::to_string(unit.target_tokens) + " tokens for " +
                               std::to_string(unit.source_tokens) + ")",
                           0) == 0);
+  CHECK(messages[0].find("even after a second search") != std::string::npos);
+  options.short_translations = "warn";
+  pipeline::Translator(test::load_fixture(test::fixture_named(kEndsEarly)), options)
+      .translate({"Hello. " + kLost}, 7, &notes);
+  REQUIRE(notes[0].short_units.size() == 1);
+  CHECK(pipeline::short_messages(7, notes[0])[0].find("second search") == std::string::npos);
   // A translation cut at the length limit was not given up: not reported.
   pipeline::TranslateOptions capped = options_for("en");
   capped.search.max_length_factor = 0.3f;

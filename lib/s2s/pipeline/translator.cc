@@ -178,8 +178,9 @@ std::vector<std::string> short_messages(std::size_t line_number, const InputNote
                        ? "its part " + std::to_string(unit.unit + 1)
                        : std::string("the line")) +
                   " is much shorter than its source (" + std::to_string(unit.target_tokens) +
-                  " tokens for " + std::to_string(unit.source_tokens) +
-                  "), even after a second search: content may be missing");
+                  " tokens for " + std::to_string(unit.source_tokens) + ")" +
+                  (unit.searched_again ? ", even after a second search" : "") +
+                  ": content may be missing");
   return out;
 }
 
@@ -769,7 +770,8 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
       const std::lock_guard<std::mutex> lock(finish_mutex);
       notes[units.line[u]].short_units.push_back({u - first_unit[units.line[u]],
                                                   unit_source_tokens(units, u),
-                                                  target_tokens(first.front(), eos)});
+                                                  target_tokens(first.front(), eos),
+                                                  options_.short_translations == "retry"});
     }
     return true;
   };

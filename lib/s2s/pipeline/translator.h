@@ -102,6 +102,7 @@ struct InputNotes {
     std::size_t unit = 0;  // 0-based, among the line's units (its sentences and pieces)
     std::size_t source_tokens = 0;
     std::size_t target_tokens = 0;
+    bool searched_again = false;  // TranslateOptions::short_translations "retry"
   };
   std::vector<ShortUnit> short_units;
   // Characters of the line the model's source vocabulary cannot spell (they encode to <unk>),
