@@ -101,8 +101,6 @@ std::vector<std::string> input_warnings(std::size_t line_number, const pipeline:
     warnings.push_back(std::move(warning));
   for (std::string& warning : pipeline::short_messages(line_number, notes))
     warnings.push_back(std::move(warning));
-  if (!notes.unspellable.empty())
-    warnings.push_back(pipeline::unspellable_message(line_number, notes));
   return warnings;
 }
 

@@ -28,7 +28,6 @@ std::size_t dedup_bytes(const std::string& line, const FinishedLine& result) {
     bytes += sizeof parts + vector_bytes(parts.ends) + vector_bytes(parts.alignment);
   for (const std::string& separator : t.separators) bytes += sizeof separator + separator.size();
   bytes += vector_bytes(notes.glossary_unknown) + vector_bytes(notes.short_units) +
-           vector_bytes(notes.unspellable) +
            notes.unknown_label.size();
   return bytes;
 }

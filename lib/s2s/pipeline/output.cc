@@ -250,7 +250,6 @@ void OutputFormatter::append_jsonl(const Translation& translation, const InputNo
                       {"target_tokens", unit.target_tokens}});
     record["short"] = std::move(list);
   }
-  if (notes != nullptr && !notes->unspellable.empty()) record["unspellable"] = notes->unspellable;
   append_json_line(record, out);
 }
 

@@ -70,8 +70,7 @@ class OutputFormatter {
 
   // Appends the record of input line `line_id` (0-based) to `out`. With `notes`, a jsonl record
   // also says which of the line's units may have lost content ("short": [{"part", "source_tokens",
-  // "target_tokens"}], left out when none; InputNotes::short_units) and which characters the
-  // model cannot spell ("unspellable": ["<", "}"], left out when none).
+  // "target_tokens"}], left out when none; InputNotes::short_units).
   void append(const Translation& translation, std::size_t line_id, std::string& out,
               const InputNotes* notes = nullptr) const;
 

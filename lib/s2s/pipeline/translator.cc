@@ -13,7 +13,6 @@
 #include "s2s/search/sampling.h"
 #include "s2s/search/scoring_rules.h"
 #include "s2s/text/clean.h"
-#include "s2s/text/protect.h"
 #include "s2s/text/segment.h"
 
 namespace s2s::pipeline {
@@ -162,14 +161,6 @@ bool short_translation(std::size_t source_tokens, std::size_t target_tokens) {
          static_cast<double>(target_tokens) < kShortRatio * static_cast<double>(source_tokens);
 }
 
-std::string unspellable_message(std::size_t line_number, const InputNotes& notes) {
-  if (notes.unspellable.empty()) return {};
-  std::string chars;
-  for (const std::string& c : notes.unspellable) chars += (chars.empty() ? "'" : ", '") + c + "'";
-  return "line " + std::to_string(line_number) + ": the model's vocabulary cannot spell " + chars +
-         ": the translation may lose them (the model reads <unk>)";
-}
-
 std::vector<std::string> short_messages(std::size_t line_number, const InputNotes& notes) {
   std::vector<std::string> out;
   for (const InputNotes::ShortUnit& unit : notes.short_units)
@@ -310,16 +301,6 @@ struct UnitMaker {
   std::size_t add_pieces(const Line& line, std::string_view text, const std::string& label_prefix,
                          const std::string& separator, bool first_of_line, bool continues_word,
                          const text::SentenceSplitter* sentences, Units& units) const;
-  // The characters of a line whose units hold the source <unk> (text/protect.h finds which).
-  void note_unspellable(const Line& line, std::size_t first_unit, const Units& units,
-                        InputNotes& note) const {
-    const std::int32_t unk = codec.source_vocab().unk_id();
-    for (std::size_t u = first_unit; u < units.ids.size(); ++u)
-      if (std::find(units.ids[u].begin(), units.ids[u].end(), unk) != units.ids[u].end()) {
-        note.unspellable = text::protect(line.cleaned, {&codec, false}).unspellable;
-        return;
-      }
-  }
   [[noreturn]] void fail(const Line& line, std::size_t tokens) const {
     throw InputError(too_long_message(line.number, tokens, token_limit) +
                      "; --long-lines split or truncate would translate it");
@@ -492,12 +473,10 @@ Units UnitMaker::make(const std::vector<std::string>& lines, std::size_t first_l
           options.target_label.empty() ? leading_label(line.cleaned, codec.source_vocab()).size() : 0;
       sentences = splitter.split(std::string_view(line.cleaned).substr(own_label));
     }
-    const std::size_t first_unit = units.ids.size();
     if (sentences.size() > 1)
       add_sentences(line, sentences, note, units);
     else
       add_whole(line, note, units);
-    note_unspellable(line, first_unit, units, note);
   }
   return units;
 }

@@ -105,9 +105,6 @@ struct InputNotes {
     bool searched_again = false;  // TranslateOptions::short_translations "retry"
   };
   std::vector<ShortUnit> short_units;
-  // Characters of the line the model's source vocabulary cannot spell (they encode to <unk>),
-  // each once, in order.
-  std::vector<std::string> unspellable;
 };
 
 // The short-translation check: a unit of at least kShortMinSource source tokens (</s> and a
@@ -229,9 +226,6 @@ std::string long_line_message(std::size_t line_number, const InputNotes& notes,
 // "line 7: the translation of sentence 2 is much shorter than its source (3 tokens for 25):
 // content may be missing", one per short unit; none when the line has none.
 std::vector<std::string> short_messages(std::size_t line_number, const InputNotes& notes);
-
-// "line 7: the model's vocabulary cannot spell '<', '}' (...)"; empty when it can spell the line.
-std::string unspellable_message(std::size_t line_number, const InputNotes& notes);
 
 // The glossary warnings of one line ("line 7: ..."): constraints not met (unconstrained
 // translation), not applied to a split line, target terms dropped for <unk>.
