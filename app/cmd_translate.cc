@@ -40,6 +40,7 @@
 #include "s2s/pipeline/journal.h"
 #include "s2s/pipeline/line_reader.h"
 #include "s2s/pipeline/output.h"
+#include "s2s/pipeline/protection.h"
 #include "s2s/pipeline/windows.h"
 #include "s2s/pipeline/worker_team.h"
 
@@ -94,6 +95,8 @@ std::vector<std::string> input_warnings(std::size_t line_number, const pipeline:
                                         const pipeline::TokenLimit& limit, LabelWarnings& labels) {
   std::vector<std::string> warnings;
   labels.add(line_number, notes, warnings);
+  for (std::string& warning : pipeline::protection_messages(line_number, notes))
+    warnings.push_back(std::move(warning));
   if (notes.invalid_utf8 > 0) warnings.push_back(text::invalid_utf8_message(line_number, notes.invalid_utf8));
   if (notes.long_line != pipeline::InputNotes::LongLine::no)
     warnings.push_back(pipeline::long_line_message(line_number, notes, limit));
@@ -306,7 +309,7 @@ void run_translate(const TranslateArgs& args, const Context& context) {
     settings.format = pipeline::OutputFormat::nbest;
   pipeline::apply_languages(*model, settings);
 
-  const pipeline::Translator translator(model, settings.translate);
+  const pipeline::Translator translator(model, pipeline::translator_options(settings));
   std::optional<pipeline::WorkerTeam> team;  // --workers: their threads, kept for the whole input
   if (parallel.workers > 1)
     parallel.team = &team.emplace(parallel.workers, parallel.threads_per_worker);

@@ -18,7 +18,8 @@ void add_option_flags(CLI::App& cmd, pipeline::Command command, OptionFlags& fla
                               row.key + (row.marian_key ? std::string(",--") + row.marian_key : "");
     const std::string help = std::string(row.help) + " [default: " + row.default_value + "]";
     CLI::Option* option = nullptr;
-    if (row.kind == pipeline::OptionKind::on_off) {
+    // A switch that is on by default takes a value to turn it off ("--protect off").
+    if (row.kind == pipeline::OptionKind::on_off && row.bare_value == nullptr) {
       option = cmd.add_flag(names, help);
     } else {
       // Values are kept as text and parsed by set_option, the same code that reads YAML.
@@ -60,6 +61,7 @@ void add_option_flags(CLI::App& cmd, pipeline::Command command, OptionFlags& fla
           option->type_name("TEXT");
           break;
         case pipeline::OptionKind::on_off:
+          option->type_name("on|off");
           break;
       }
       if (row.bare_value != nullptr && row.kind != pipeline::OptionKind::sampling)

@@ -29,7 +29,7 @@ Engine::Engine(const std::string& model_folder, const Settings& settings)
   for (const auto& [key, value] : settings) pipeline::set_option(key, value, impl_->settings);
   pipeline::apply_languages(*impl_->model, impl_->settings);
   impl_->translator =
-      std::make_unique<pipeline::Translator>(impl_->model, impl_->settings.translate);
+      std::make_unique<pipeline::Translator>(impl_->model, pipeline::translator_options(impl_->settings));
 }
 
 Engine::~Engine() = default;

@@ -71,6 +71,7 @@ TEST_CASE("NLLB-200 and M2M-100 translate as the reference does, language tokens
     pipeline::TranslateOptions options;
     options.search.beam_size = run["beam_size"].get<dim_t>();
     options.search.allow_unk = true;  // HF does not suppress <unk> (the model's own setting)
+    options.protect = false;          // the reference reads the text as it is
     pipeline::choose_languages(*model, run["source_lang"], run["target_lang"], options);
     INFO(name << ": " << run["source_lang"] << " -> " << run["target_lang"] << ", beam "
               << options.search.beam_size << ": " << run["source"]);

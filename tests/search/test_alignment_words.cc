@@ -314,7 +314,7 @@ TEST_CASE("a split line's word spans follow a word cut between pieces", "[app][a
   const std::string line =
       "Donaudampfschiffahrtsgesellschaftskapitänsmützenabzeichenhalter sind schön.";
   const auto r = test::run_s2s(
-      "translate -b 4 --max-length 6 --alignment --format jsonl -m '" + folder() + "'",
+      "translate -b 4 --max-length 6 --protect off --alignment --format jsonl -m '" + folder() + "'",
       line + "\n");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);

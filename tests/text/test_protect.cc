@@ -136,8 +136,7 @@ TEST_CASE("protect: what the vocabulary cannot spell is carried over and reporte
   CHECK(p.spans[1].text == "^C");
   CHECK(p.spans[1].kind == SpanKind::unspellable);
   CHECK(unspellable_message(4, p) ==
-        "line 4: the model's vocabulary cannot spell '<', '^', '~' (kept from the source as "
-        "they are)");
+        "line 4: the model's vocabulary cannot spell '<', '^', '~': kept as in the source");
   CHECK(restore(p, "Wenn a 9001 b, drücken Sie 9002 (oder 9003).", {}).text ==
         "Wenn a < b, drücken Sie ^C (oder ~).");
   // A sentence it spells whole: nothing added, no message.

@@ -84,6 +84,18 @@ void add_alignment(const text::TextCodec& codec, const AlignmentOutput& alignmen
   if (!words.spans.empty() || words.pairs.empty()) record["alignment_spans"] = std::move(spans);
 }
 
+// A line with masked spans (Translation::texts): "alignment_spans" over the line and the text with
+// its spans put back, not over what the model read; none with --html (its text is not the
+// printed HTML).
+void masked_spans(const Translation& translation, std::size_t k, Json& record) {
+  record.erase("alignment_spans");
+  if (!record.contains("alignment") || k >= translation.text_alignment.size()) return;
+  Json spans = Json::array();
+  for (const auto& sp : translation.text_alignment[k])
+    spans.push_back(Json::array({Json::array({sp[0], sp[1]}), Json::array({sp[2], sp[3]})}));
+  record["alignment_spans"] = std::move(spans);
+}
+
 // The jsonl record of hypothesis `k` of `translation` (a blank input line: none).
 Json hypothesis_json(const OutputFormatter& formatter, const text::TextCodec& codec,
                      const Translation& translation, std::size_t k) {
@@ -108,6 +120,7 @@ Json hypothesis_json(const OutputFormatter& formatter, const text::TextCodec& co
       add_alignment(codec, formatter.alignment(), translation.source, hypothesis->ids,
                     record["translation"].get<std::string>(), hypothesis->alignment,
                     translation.split ? &translation.units[k].alignment : nullptr, record);
+    if (hypothesis != nullptr && !translation.texts.empty()) masked_spans(translation, k, record);
   }
   return record;
 }
@@ -179,22 +192,13 @@ std::string OutputFormatter::translation_text(const std::vector<std::int32_t>& i
 }
 
 std::string OutputFormatter::hypothesis_text(const Translation& translation, std::size_t k) const {
-  const search::Hypothesis& h = translation.hypotheses[k];
-  if (!translation.split) return translation_text(h.ids);
-  const std::vector<std::size_t>& ends = translation.units[k].ends;
-  std::string text;
-  std::size_t begin = 0;
-  for (std::size_t u = 0; u < ends.size(); ++u) {
-    const std::string unit_text = translation_text(
-        std::vector<std::int32_t>(h.ids.begin() + static_cast<std::ptrdiff_t>(begin),
-                                  h.ids.begin() + static_cast<std::ptrdiff_t>(ends[u])));
-    begin = ends[u];
-    if (unit_text.empty()) continue;
-    // Pieces (--no-spm-decode) are separated by one space, within a unit and between two.
-    if (!text.empty()) text += target_text_ == TargetText::pieces ? " " : translation.separators[u];
-    text += unit_text;
-  }
-  return text;
+  // Pieces (--no-spm-decode) are the model's own, stand-ins of masked spans included.
+  const bool pieces = target_text_ == TargetText::pieces;
+  if (!translation.texts.empty() && !pieces) return translation.texts[k];
+  // Pieces are separated by one space, within a unit and between two.
+  return joined_text(
+      translation, k, [this](const std::vector<std::int32_t>& ids) { return translation_text(ids); },
+      pieces ? " " : nullptr);
 }
 
 void OutputFormatter::append(const Translation& translation, std::size_t line_id,

@@ -166,6 +166,14 @@ const OptionSpec<Settings> kRows[] = {
      "more): retry "
      "(search it again with a wider beam, keep the longer, warn if still short), warn, or off "
      "(the search alone, as marian-decoder)"},
+    {"protect", "", nullptr, false, Bound::any, "on", S2S_FIELD(translate.protect),
+     "Keep placeholders ({0}, %s, $HOME), e-mail addresses, URLs, paths and characters the "
+     "model cannot spell exactly: masked before translation, put back after (placed by the word "
+     "alignment when the model moved or dropped them); off: the model reads lines as they are"},
+    {"html", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(translate.html),
+     "Each line is an HTML fragment: its tags taken out, its text translated, the tags put back "
+     "around the words they enclosed (by the word alignment); an ill-formed line is translated "
+     "as text, with a warning"},
     {"long-lines", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(translate.long_lines),
      "A sentence (or, with --sentence-split off, a line) over --max-length: split (at sentence "
      "ends, then between words; translations joined with a space), truncate (keep its first "
@@ -591,6 +599,15 @@ std::map<std::string, std::string> options_but(S settings, const std::set<std::s
 }
 
 }  // namespace
+
+TranslateOptions translator_options(const TranslateSettings& settings) {
+  TranslateOptions options = settings.translate;
+  if (!settings.no_spm_decode) return options;
+  if (options.html)
+    throw UsageError("--html puts tags back into detokenized text: not with --no-spm-decode");
+  options.protect = false;
+  return options;
+}
 
 std::map<std::string, std::string> result_options(const TranslateSettings& settings) {
   return options_but(settings, {"threads", "workers", "quiet", "dedup", "dedup-memory"});

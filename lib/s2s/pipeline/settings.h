@@ -85,6 +85,11 @@ struct OptionRow {
   std::string default_value;  // the built-in default, as text
 };
 
+// The Translator's options: settings.translate, with no protection when translations are printed
+// as pieces (--no-spm-decode: the model's own pieces, as marian-decoder prints them; masked spans
+// could not be put back into them). UsageError for --html with --no-spm-decode.
+TranslateOptions translator_options(const TranslateSettings& settings);
+
 // How translations are printed: detokenized, or as pieces with --no-spm-decode.
 inline TargetText target_text(const TranslateSettings& settings) {
   return settings.no_spm_decode ? TargetText::pieces : TargetText::decoded;

@@ -8,6 +8,7 @@
 
 #include "s2s/batch/batch.h"
 #include "s2s/batch/batcher.h"
+#include "s2s/pipeline/protection.h"
 #include "s2s/pipeline/worker_team.h"
 #include "s2s/search/beam.h"
 #include "s2s/search/sampling.h"
@@ -75,6 +76,25 @@ std::shared_ptr<const text::SentenceSplitter> sentence_splitter(const std::strin
 
 }  // namespace
 
+std::string joined_text(const Translation& translation, std::size_t k, const TextOfIds& text_of,
+                        const char* between) {
+  const search::Hypothesis& h = translation.hypotheses[k];
+  if (!translation.split) return text_of(h.ids);
+  const std::vector<std::size_t>& ends = translation.units[k].ends;
+  std::string text;
+  std::size_t begin = 0;
+  for (std::size_t u = 0; u < ends.size(); ++u) {
+    const std::string unit_text =
+        text_of(std::vector<std::int32_t>(h.ids.begin() + static_cast<std::ptrdiff_t>(begin),
+                                          h.ids.begin() + static_cast<std::ptrdiff_t>(ends[u])));
+    begin = ends[u];
+    if (unit_text.empty()) continue;
+    if (!text.empty()) text += between != nullptr ? std::string(between) : translation.separators[u];
+    text += unit_text;
+  }
+  return text;
+}
+
 bool is_blank(const std::string& line) {
   return std::all_of(line.begin(), line.end(),
                      [](unsigned char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; });
@@ -134,6 +154,7 @@ Translator::Translator(std::shared_ptr<const model::Model> model, TranslateOptio
     glossary_ = std::make_shared<const Glossary>(Glossary::load(options_.glossary_file));
   }
   splitter_ = sentence_splitter(options_.sentence_split);
+  can_align_ = model_->config().alignment_layer >= 0;
   const std::string& check = options_.short_translations;
   if (check != "retry" && check != "warn" && check != "off")
     throw UsageError("--short-translations " + check + ": give retry, warn or off");
@@ -190,6 +211,10 @@ struct Units {
   std::vector<AlignedSource::Piece> piece;
   std::vector<std::string> separator;  // the source whitespace before the unit in its line
   std::vector<char> guard_loops;       // a piece of a sentence over the limit (search/beam.h)
+  // Per input line (not per unit): what was masked in it (mostly nothing).
+  std::vector<LineProtection> protection;
+
+  bool is_protected(std::size_t unit) const { return protection[line[unit]].active(); }
 
   void add(std::vector<std::int32_t> unit_ids, std::size_t unit_line,
            std::vector<std::int32_t> unit_prefix, search::Constraints unit_constraints,
@@ -281,6 +306,7 @@ struct UnitMaker {
   const Glossary* glossary;
   std::int32_t source_eos, target_eos, target_unk;
   bool multilingual;
+  ProtectionSettings protection;
 
   Units make(const std::vector<std::string>& lines, std::size_t first_line_number,
              std::vector<InputNotes>& notes) const;
@@ -291,6 +317,7 @@ struct UnitMaker {
     std::size_t number;       // 1-based, in the whole input
     std::string cleaned;
     std::vector<std::int32_t> prefix;  // target prefix ids
+    bool masked = false;  // spans or tags were masked (pipeline/protection.h)
   };
   void add_whole(Line& line, InputNotes& note, Units& units) const;
   void add_sentences(Line& line, const std::vector<text::Sentence>& sentences, InputNotes& note,
@@ -312,8 +339,9 @@ struct UnitMaker {
     std::vector<std::int32_t> unused;
     return encode_if_fits(full, codec, token_limit.tokens, unused).tokens;
   }
+  // The line's text for word alignment: asked for, or needed to put masked spans back.
   std::string text_for_alignment(const Line& line) const {
-    return options.alignment.on() ? line.cleaned : std::string();
+    return options.alignment.on() || line.masked ? line.cleaned : std::string();
   }
 };
 
@@ -459,6 +487,7 @@ Units UnitMaker::make(const std::vector<std::string>& lines, std::size_t first_l
                       std::vector<InputNotes>& notes) const {
   notes.assign(lines.size(), InputNotes{});
   Units units;
+  units.protection.resize(lines.size());
   for (std::size_t i = 0; i < lines.size(); ++i) {
     InputNotes& note = notes[i];
     Line line{i, first_line_number + i, {}, {}};
@@ -467,12 +496,14 @@ Units UnitMaker::make(const std::vector<std::string>& lines, std::size_t first_l
     note.invalid_utf8 += text::clean_text(source, line.cleaned).invalid_utf8;
     if (is_blank(line.cleaned)) continue;
     note_labels(line.cleaned, codec, options, multilingual, note);
-    std::vector<text::Sentence> sentences;
-    if (sentence_units) {
-      const std::size_t own_label =
-          options.target_label.empty() ? leading_label(line.cleaned, codec.source_vocab()).size() : 0;
-      sentences = splitter.split(std::string_view(line.cleaned).substr(own_label));
+    const std::size_t own_label =
+        options.target_label.empty() ? leading_label(line.cleaned, codec.source_vocab()).size() : 0;
+    if (protection.patterns || protection.html) {  // before the cut: never inside a span
+      units.protection[i] = protect_line(line.cleaned, own_label, codec, protection, note);
+      line.masked = units.protection[i].active();
     }
+    std::vector<text::Sentence> sentences;
+    if (sentence_units) sentences = splitter.split(std::string_view(line.cleaned).substr(own_label));
     if (sentences.size() > 1)
       add_sentences(line, sentences, note, units);
     else
@@ -548,9 +579,11 @@ search::Hypothesis join_units(const std::vector<std::vector<search::Hypothesis>>
 
 // The translation of a line made of units [first, end) (Translation::split): one joined
 // hypothesis per rank up to the longest unit's n-best list.
+// `alignment`: how the units' rows are joined (hard: into JoinedUnits::alignment pairs).
 Translation join_line(std::vector<std::vector<search::Hypothesis>>& found, const Units& units,
                       std::size_t first, std::size_t end, const model::Model& model,
-                      const TranslateOptions& options, InputNotes& note) {
+                      const TranslateOptions& options, const AlignmentOutput& alignment,
+                      InputNotes& note) {
   Translation translation;
   translation.split = true;
   std::vector<std::vector<search::Hypothesis>> unit_lists(
@@ -567,11 +600,10 @@ Translation join_line(std::vector<std::vector<search::Hypothesis>>& found, const
   }
   for (std::size_t rank = 0; rank < ranks; ++rank) {
     translation.units.emplace_back();
-    translation.hypotheses.push_back(join_units(unit_lists, rank, model, options.search,
-                                                options.alignment, source_sizes,
-                                                translation.units.back()));
+    translation.hypotheses.push_back(join_units(unit_lists, rank, model, options.search, alignment,
+                                                source_sizes, translation.units.back()));
   }
-  if (options.alignment.on()) {
+  if (alignment.on()) {
     AlignedSource& source = translation.source;
     source.text = units.text[first];
     for (std::size_t k = first; k < end; ++k) {
@@ -581,6 +613,23 @@ Translation join_line(std::vector<std::vector<search::Hypothesis>>& found, const
     }
   }
   return translation;
+}
+
+// Puts a masked line's spans (and tags) back into its hypotheses (pipeline/protection.h); the
+// alignment kept for that is dropped unless it was asked for.
+void put_back_masked(Translation& translation, const LineProtection& protection,
+                     const text::TextCodec& codec, bool keep_alignment, InputNotes& note) {
+  const TextOfIds decode = [&codec](const std::vector<std::int32_t>& ids) {
+    return codec.decode_target(ids);
+  };
+  std::vector<std::string> decoded;
+  for (std::size_t k = 0; k < translation.hypotheses.size(); ++k)
+    decoded.push_back(joined_text(translation, k, decode));
+  restore_line(translation, protection, decoded, codec, note);
+  if (keep_alignment) return;
+  for (search::Hypothesis& h : translation.hypotheses) h.alignment = {};
+  for (JoinedUnits& joined : translation.units) joined.alignment = {};
+  translation.source = {};
 }
 
 // A unit's source tokens besides </s> and a language label put before it.
@@ -649,7 +698,8 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
   const UnitMaker maker{model_->codec(), options_, limit_, *splitter_,
                         options_.sentence_split != "off", glossary_.get(),
                         model_->config().source_eos_id, model_->config().eos_id,
-                        model_->config().unk_id, multilingual_};
+                        model_->config().unk_id, multilingual_,
+                        ProtectionSettings{options_.protect, options_.html}};
   Units units = maker.make(lines, first_line_number, notes);
   const auto stopped = [stop] { return stop != nullptr && stop->load(std::memory_order_relaxed); };
   for (std::vector<std::int32_t>& prefix : units.prefix)
@@ -673,18 +723,27 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
     if (--pending[line] > 0) return;
     std::size_t end = first_unit[line];
     while (end < found.size() && units.line[end] == line) ++end;
+    const bool masked = units.protection[line].active();
+    // The alignment as asked, or a hard one to put masked spans back by.
+    AlignmentOutput alignment = options_.alignment;
+    if (masked && can_align_ && alignment.kind != AlignmentOutput::Kind::hard)
+      alignment = {AlignmentOutput::Kind::hard, 1.0f};
     Translation translation;
     if (end - first_unit[line] > 1 || notes[line].long_line == InputNotes::LongLine::split) {
-      translation = join_line(found, units, first_unit[line], end, *model_, options_, notes[line]);
+      translation = join_line(found, units, first_unit[line], end, *model_, options_, alignment,
+                              notes[line]);
     } else {
       translation.hypotheses = std::move(found[u]);
-      if (options_.alignment.on()) {
+      if (alignment.on()) {
         translation.source.ids = units.ids[u];
         translation.source.text = std::move(units.text[u]);
         translation.source.pieces = {units.piece[u]};
         translation.source.pieces.back().end = translation.source.ids.size();
       }
     }
+    if (masked)
+      put_back_masked(translation, units.protection[line], model_->codec(),
+                      options_.alignment.on(), notes[line]);
     done(line, std::move(translation), notes[line]);
   };
 
@@ -717,6 +776,7 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
   // best translation is kept, and a unit still short is noted. Constrained units are left as
   // they are. Returns false when stopped.
   const auto retry_short = [&](const std::size_t* members, std::size_t count,
+                               const search::SearchOptions& search,
                                const std::vector<search::Constraints>& constraints,
                                std::vector<std::vector<search::Hypothesis>>& batch_found) {
     const std::int32_t eos = model_->config().eos_id;
@@ -733,7 +793,7 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
     if (rows.empty()) return true;
     std::vector<std::vector<search::Hypothesis>> again(rows.size());
     if (options_.short_translations == "retry") {
-      search::SearchOptions wider = options_.search;
+      search::SearchOptions wider = search;
       wider.beam_size = std::max<dim_t>(2 * wider.beam_size, 8);
       wider.normalize = std::max(wider.normalize, 1.0f);
       again = search_again(members, rows, wider, true, stop);
@@ -755,6 +815,10 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
     return true;
   };
   const auto run = [&](const std::size_t* members, std::size_t count) {
+    // With alignment rows when a unit has masked spans, to put them back by.
+    search::SearchOptions search = options_.search;
+    for (std::size_t k = 0; k < count && can_align_; ++k)
+      search.alignment = search.alignment || units.is_protected(members[k]);
     std::vector<std::vector<std::int32_t>> sequences;
     for (std::size_t k = 0; k < count; ++k) sequences.push_back(units.ids[members[k]]);
     const batch::Batch batch = batch::make_batch(sequences, source_eos);
@@ -771,8 +835,8 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
     if (glossary_ != nullptr)
       for (std::size_t k = 0; k < count; ++k) constraints.push_back(units.constraints[members[k]]);
     if (options_.search.sampling.kind == search::Sampling::Kind::off) {
-      batch_found = search::beam_search(*model_, encoded, options_.search, stop, &guard_loops,
-                                        &prefixes, &constraints);
+      batch_found = search::beam_search(*model_, encoded, search, stop, &guard_loops, &prefixes,
+                                        &constraints);
       if (batch_found.size() != count) return;  // stopped during the search
       // Constraints not met within the length limit (an empty result): those lines get the
       // unconstrained search, as a batch of their own.
@@ -781,20 +845,20 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
         if (!constraints.empty() && !constraints[k].empty() && batch_found[k].empty())
           unmet.push_back(k);
       if (!unmet.empty()) {
-        auto plain = search_again(members, unmet, options_.search, false, stop);
+        auto plain = search_again(members, unmet, search, false, stop);
         if (plain.size() != unmet.size()) return;  // stopped during the search
         for (std::size_t j = 0; j < unmet.size(); ++j) {
           batch_found[unmet[j]] = std::move(plain[j]);
           notes[units.line[members[unmet[j]]]].glossary_fallback = true;
         }
       }
-      if (!retry_short(members, count, constraints, batch_found)) return;  // stopped
+      if (!retry_short(members, count, search, constraints, batch_found)) return;  // stopped
     } else {  // each sentence's samples depend on the seed and its own source only
       std::vector<std::uint64_t> seeds;
       for (std::size_t k = 0; k < count; ++k)
         seeds.push_back(search::sentence_seed(static_cast<std::uint64_t>(options_.search.seed),
                                               units.ids[members[k]]));
-      batch_found = search::sample_search(*model_, encoded, options_.search, seeds, stop, &prefixes);
+      batch_found = search::sample_search(*model_, encoded, search, seeds, stop, &prefixes);
     }
     if (batch_found.size() != count) return;  // stopped during the search
     for (std::size_t k = 0; k < count; ++k)

@@ -28,6 +28,7 @@
 #include "s2s/pipeline/long_lines.h"
 #include "s2s/search/hypothesis.h"
 #include "s2s/search/options.h"
+#include "s2s/text/protect.h"
 #include "s2s/text/segment.h"
 
 namespace s2s::pipeline {
@@ -76,6 +77,14 @@ struct TranslateOptions {
   // again (wider beam, length normalisation), keeps the longer translation and notes it if still
   // short; "warn" only notes it; "off" checks nothing (the search alone, as marian-decoder).
   std::string short_translations = "retry";
+  // Placeholders ({0}, %s, $HOME), e-mail addresses, URLs, paths and text the source vocabulary
+  // cannot spell are masked before translation and put back after, each exactly once
+  // (pipeline/protection.h); false: the model reads every line as it is.
+  bool protect = true;
+  // Each line is an HTML fragment (text/markup.h): its tags are taken out before translation and
+  // put back around the words they enclosed; an ill-formed line is translated as text
+  // (InputNotes::markup_problem).
+  bool html = false;
 };
 
 // What was done to one input line before translation, for the caller's warnings.
@@ -105,6 +114,11 @@ struct InputNotes {
     bool searched_again = false;  // TranslateOptions::short_translations "retry"
   };
   std::vector<ShortUnit> short_units;
+  // Protection (TranslateOptions::protect, html; pipeline/protection.h):
+  std::size_t protected_spans = 0;  // spans masked and put back
+  std::size_t spans_placed = 0;     // of them, placed by the alignment in the best translation
+  std::vector<std::string> unspellable;  // characters the source vocabulary cannot spell
+  std::string markup_problem;  // --html: why the line is no well-formed fragment (translated as text)
 };
 
 // The short-translation check: a unit of at least kShortMinSource source tokens (</s> and a
@@ -147,7 +161,20 @@ struct Translation {
   bool split = false;
   std::vector<JoinedUnits> units;
   std::vector<std::string> separators;
+  // A line whose spans or tags were masked (pipeline/protection.h): each hypothesis' final text,
+  // with them put back; empty for other lines, whose text is their ids' (joined_text).
+  std::vector<std::string> texts;
+  // With `texts` (not with --html): each hypothesis' word alignment as code point spans over the
+  // cleaned line and texts[k] (text/protect.h), for jsonl "alignment_spans".
+  std::vector<text::AlignmentSpans> text_alignment;
 };
+
+// The text of hypothesis k of `translation` made by `text_of` from ids: for a line translated as
+// several units, each unit's text on its own, joined to the one before by its separator (or by
+// `between` when given).
+using TextOfIds = std::function<std::string(const std::vector<std::int32_t>&)>;
+std::string joined_text(const Translation& translation, std::size_t k, const TextOfIds& text_of,
+                        const char* between = nullptr);
 
 class WorkerTeam;  // pipeline/worker_team.h
 
@@ -212,6 +239,7 @@ class Translator {
   std::shared_ptr<const Glossary> glossary_;  // loaded from options.glossary_file, or none
   // Sentences for options.sentence_split, and for lines over the limit in any case.
   std::shared_ptr<const text::SentenceSplitter> splitter_;
+  bool can_align_ = false;  // the model names an alignment layer (ModelConfig::alignment_layer)
 };
 
 // True when a line holds only whitespace (or nothing).

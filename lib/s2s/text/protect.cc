@@ -543,7 +543,7 @@ std::string unspellable_message(std::size_t line_number, const ProtectedText& te
     chars += "'" + c + "'";
   }
   return "line " + std::to_string(line_number) + ": the model's vocabulary cannot spell " + chars +
-         " (kept from the source as they are)";
+         ": kept as in the source";
 }
 
 }  // namespace s2s::text
