@@ -1,6 +1,7 @@
-// Experiment driver for docs/real-text.md: translates lines with the shipped model as
+// Measuring driver for docs/real-text.md: translates lines with the shipped model as
 // `s2s translate` does by default for models/en-de (beam 4, normalize 1: its decoder.yml), with
-// and without protection (text/protect.h), before the pipeline does it itself.
+// protection off (plain: `--protect off`), on (the default) or with `--html`, through the same
+// Translator and output code as the command.
 //
 //   real_text_driver MODEL plain|protect|html < lines > translations
 //   real_text_driver MODEL check|check-html|check-plain < suite.tsv   # kind<TAB>source<TAB>...:
@@ -13,7 +14,7 @@
 #include <vector>
 
 #include "s2s/formats/detect.h"
-#include "s2s/pipeline/alignment.h"
+#include "s2s/pipeline/output.h"
 #include "s2s/pipeline/translator.h"
 #include "s2s/text/markup.h"
 #include "s2s/text/protect.h"
@@ -29,43 +30,23 @@ struct Result {
 
 enum class Mode { plain, protect, html };
 
-std::vector<Result> translate(const pipeline::Translator& translator,
+std::vector<Result> translate(const std::shared_ptr<const model::Model>& model,
                               const std::vector<std::string>& lines, Mode mode) {
-  const text::TextCodec& codec = translator.model().codec();
-  std::vector<text::MarkupLine> markup;
-  std::vector<text::ProtectedText> masked;
-  std::vector<std::string> inputs;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    markup.push_back(mode == Mode::html ? text::parse_markup(lines[i]) : text::MarkupLine{});
-    if (!markup.back().problem.empty()) std::cerr << text::markup_message(i + 1, markup.back()) << "\n";
-    if (mode == Mode::html && markup.back().problem.empty())
-      masked.push_back(text::protect_markup(markup.back(), {&codec}));
-    else if (mode == Mode::plain)
-      masked.push_back(text::ProtectedText{lines[i], {}, {}});
-    else
-      masked.push_back(text::protect(lines[i], {&codec}));
-    inputs.push_back(masked.back().text);
-  }
-  const auto translations = translator.translate(inputs);
+  pipeline::TranslateOptions options;
+  options.search.beam_size = 4;
+  options.search.normalize = 1.0f;
+  options.protect = mode != Mode::plain;
+  options.html = mode == Mode::html;
+  const pipeline::Translator translator(model, options);
+  const pipeline::OutputFormatter formatter(model->codec(), pipeline::OutputFormat::text, false);
+  std::vector<pipeline::InputNotes> notes;
+  const auto translations = translator.translate(lines, 1, &notes);
   std::vector<Result> results;
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (translations[i].hypotheses.empty()) {
-      results.push_back({});
-      continue;
-    }
-    const search::Hypothesis& best = translations[i].hypotheses.front();
-    const std::string target = codec.decode_target(best.ids);
-    const auto pairs =
-        translations[i].split  // a line over the token limit: the joined pieces' pairs
-            ? translations[i].units.front().alignment
-            : pipeline::hard_alignment(best.alignment, translations[i].source.ids.size(), 1.0f);
-    const auto words = pipeline::word_alignment(pairs, translations[i].source, codec.source_vocab(),
-                                                best.ids, codec.target_vocab(), target);
-    const text::Restored restored = text::restore(masked[i], target, words.spans);
-    const bool html = mode == Mode::html && markup[i].problem.empty();
-    results.push_back({html ? text::render_markup(markup[i], restored.text, restored.alignment)
-                            : restored.text,
-                       restored.placed_by_alignment});
+    if (!notes[i].markup_problem.empty()) std::cerr << "line " << i + 1 << ": " << notes[i].markup_problem << "\n";
+    results.push_back({translations[i].hypotheses.empty() ? std::string()
+                                                           : formatter.hypothesis_text(translations[i], 0),
+                       notes[i].spans_placed});
   }
   return results;
 }
@@ -78,7 +59,8 @@ std::size_t count(const std::string& text, const std::string& part) {
 
 // Every pattern (and with html every tag) of each source back exactly once; html output
 // well-formed.
-int check(const pipeline::Translator& translator, const std::vector<std::string>& rows, Mode mode) {
+int check(const std::shared_ptr<const model::Model>& model, const std::vector<std::string>& rows,
+          Mode mode) {
   const bool html = mode == Mode::html;
   std::vector<std::string> sources;
   std::vector<bool> markup_rows;  // kind "html": count the tags too, whatever the mode
@@ -87,7 +69,7 @@ int check(const pipeline::Translator& translator, const std::vector<std::string>
     sources.push_back(row.substr(tab + 1, row.find('\t', tab + 1) - tab - 1));
     markup_rows.push_back(row.compare(0, tab, "html") == 0);
   }
-  const auto results = translate(translator, sources, mode);
+  const auto results = translate(model, sources, mode);
   std::size_t spans = 0, kept = 0, placed = 0, ill_formed = 0;
   for (std::size_t i = 0; i < sources.size(); ++i) {
     bool all = true;
@@ -133,20 +115,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string mode = argv[2];
-  pipeline::TranslateOptions options;
-  options.search.beam_size = 4;
-  options.search.normalize = 1.0f;
-  options.alignment = *pipeline::parse_alignment("hard");
-  // One unit per line, as the pipeline protects each sentence unit: the suites' strings are
-  // translated whole, as `--sentence-split off` does.
-  options.sentence_split = "off";
-  const pipeline::Translator translator(formats::load_model(argv[1]), options);
+  const std::shared_ptr<const model::Model> model = formats::load_model(argv[1]);
   std::vector<std::string> lines;
   for (std::string line; std::getline(std::cin, line);) lines.push_back(line);
   const bool checking = mode.rfind("check", 0) == 0;
   const std::string name = checking ? mode.substr(std::min(mode.size(), std::size_t{6})) : mode;
   const Mode m = name == "html" ? Mode::html : name == "plain" ? Mode::plain : Mode::protect;
-  if (checking) return check(translator, lines, m);
-  for (const Result& r : translate(translator, lines, m)) std::cout << r.text << "\n";
+  if (checking) return check(model, lines, m);
+  for (const Result& r : translate(model, lines, m)) std::cout << r.text << "\n";
   return 0;
 }
