@@ -108,6 +108,9 @@ void run_info(const InfoArgs& args, const Context& context) {
   // What translate does to a line before this model sees it (docs/real-text.md).
   std::printf("input text: each line cut into sentences (ICU, English abbreviations), translated "
               "as units and joined; --sentence-split LANG or off changes it\n");
+  std::printf("input text: placeholders, e-mail addresses, URLs, paths and characters the "
+              "vocabulary cannot spell kept exactly (masked, put back after translation); "
+              "--protect off changes it, --html keeps tags\n");
   // Last, where it is seen: the model is described, but translate and score would refuse it.
   if (!info.missing.empty()) {
     std::printf("missing for translation (translate and score refuse this folder):\n");

@@ -60,6 +60,8 @@ TEST_CASE("translate keeps placeholders, addresses, URLs and paths exactly once"
   REQUIRE(off.exit_code == 0);
   CHECK(off.out != r.out);
   CHECK(occurrences(off.out, "{0}") + occurrences(off.out, "{1}") < 2);
+  CHECK(test::run_s2s("info").out.find("input text: placeholders, e-mail addresses") !=
+        std::string::npos);
   // Every hypothesis of an n-best list has its spans back.
   const auto nbest = translate("--n-best --beam-size 4 --format nbest", "Error {0}: unable to connect to {1}.\n");
   REQUIRE(nbest.exit_code == 0);
