@@ -103,6 +103,21 @@ TEST_CASE("translate --alignment jsonl spans point into the line and the printed
   CHECK(placeholder_aligned);
 }
 
+TEST_CASE("translate places spans of a paragraph alike with and without --alignment",
+          "[cli][protect][alignment]") {
+  // Several sentences: without --alignment the units keep hard pairs instead of rows until the
+  // line is joined; the spans must land where the joined rows would put them.
+  const std::string line =
+      "The server {0} was not found. Unable to connect to {1} at %s now. See www.example.com.";
+  const auto plain = translate("--format jsonl", line + "\n");
+  const auto aligned = translate("--format jsonl --alignment", line + "\n");
+  REQUIRE(plain.exit_code == 0);
+  REQUIRE(aligned.exit_code == 0);
+  const std::string text = nlohmann::json::parse(plain.out)["translation"].get<std::string>();
+  CHECK(text == nlohmann::json::parse(aligned.out)["translation"].get<std::string>());
+  for (const char* part : {"{0}", "{1}", "%s", "www.example.com"}) CHECK(occurrences(text, part) == 1);
+}
+
 TEST_CASE("translate protects spans on a model without an alignment layer", "[cli][protect]") {
   // No alignment: stand-ins the model copies are put back; one it drops goes where it stood.
   const std::string model = "-m '" + test::data_path("models/hf-marian-tied") + "' --quiet";

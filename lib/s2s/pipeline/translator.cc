@@ -515,10 +515,14 @@ Units UnitMaker::make(const std::vector<std::string>& lines, std::size_t first_l
 // Rank `rank` of a line translated as several units: each unit's hypothesis of that rank (its
 // last when it has fewer) joined (translator.h), and how (`parts`: where each unit ends; with a
 // hard `alignment`, the joined pairs from the units' rows over source_sizes[k] positions).
+// `kept`: per unit, its hypotheses' hard pairs when they were kept instead of rows (KeptPairs),
+// else empty.
 search::Hypothesis join_units(const std::vector<std::vector<search::Hypothesis>>& units,
                               std::size_t rank, const model::Model& model,
                               const search::SearchOptions& search, const AlignmentOutput& alignment,
-                              const std::vector<std::size_t>& source_sizes, JoinedUnits& parts) {
+                              const std::vector<std::size_t>& source_sizes,
+                              const std::vector<std::vector<AlignmentPairs>>& kept,
+                              JoinedUnits& parts) {
   const text::Vocabulary& target_vocab = model.codec().target_vocab();
   const std::int32_t eos = model.config().eos_id;
   const std::int32_t word_mark =
@@ -554,7 +558,10 @@ search::Hypothesis join_units(const std::vector<std::vector<search::Hypothesis>>
     }
     if (align) {
       eos_sources.clear();
-      for (const auto& [s, t] : hard_alignment(h.alignment, source_sizes[k], alignment.threshold)) {
+      const AlignmentPairs unit_pairs =
+          kept[k].empty() ? hard_alignment(h.alignment, source_sizes[k], alignment.threshold)
+                          : kept[k][std::min(rank, kept[k].size() - 1)];
+      for (const auto& [s, t] : unit_pairs) {
         if (t < n)
           pairs.emplace_back(s + source_offset, t + joined.ids.size());
         else  // its </s>: the joined hypothesis has one at most, the last unit's
@@ -580,7 +587,8 @@ search::Hypothesis join_units(const std::vector<std::vector<search::Hypothesis>>
 // The translation of a line made of units [first, end) (Translation::split): one joined
 // hypothesis per rank up to the longest unit's n-best list.
 // `alignment`: how the units' rows are joined (hard: into JoinedUnits::alignment pairs).
-Translation join_line(std::vector<std::vector<search::Hypothesis>>& found, const Units& units,
+Translation join_line(std::vector<std::vector<search::Hypothesis>>& found,
+                      std::vector<std::vector<AlignmentPairs>>& kept, const Units& units,
                       std::size_t first, std::size_t end, const model::Model& model,
                       const TranslateOptions& options, const AlignmentOutput& alignment,
                       InputNotes& note) {
@@ -589,6 +597,9 @@ Translation join_line(std::vector<std::vector<search::Hypothesis>>& found, const
   std::vector<std::vector<search::Hypothesis>> unit_lists(
       std::make_move_iterator(found.begin() + static_cast<std::ptrdiff_t>(first)),
       std::make_move_iterator(found.begin() + static_cast<std::ptrdiff_t>(end)));
+  const std::vector<std::vector<AlignmentPairs>> unit_kept(
+      std::make_move_iterator(kept.begin() + static_cast<std::ptrdiff_t>(first)),
+      std::make_move_iterator(kept.begin() + static_cast<std::ptrdiff_t>(end)));
   std::vector<std::size_t> source_sizes;
   std::size_t ranks = 0;
   for (std::size_t k = first; k < end; ++k) {
@@ -601,7 +612,7 @@ Translation join_line(std::vector<std::vector<search::Hypothesis>>& found, const
   for (std::size_t rank = 0; rank < ranks; ++rank) {
     translation.units.emplace_back();
     translation.hypotheses.push_back(join_units(unit_lists, rank, model, options.search, alignment,
-                                                source_sizes, translation.units.back()));
+                                                source_sizes, unit_kept, translation.units.back()));
   }
   if (alignment.on()) {
     AlignedSource& source = translation.source;
@@ -711,15 +722,25 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
     first_unit[units.line[u]] = u;
     ++pending[units.line[u]];
   }
+  const std::vector<std::size_t> line_units = pending;
   for (std::size_t i = 0; i < lines.size() && !stopped(); ++i)
     if (pending[i] == 0) done(i, Translation{}, notes[i]);  // blank: nothing to translate
 
   std::vector<std::vector<search::Hypothesis>> found(units.ids.size());
+  // A masked line of several units whose alignment was not asked for keeps each finished unit's
+  // hard pairs instead of its rows until the line is joined: rows of a long line's hundreds of
+  // pieces would take hundreds of megabytes (they only place the line's spans).
+  std::vector<std::vector<AlignmentPairs>> kept(units.ids.size());
   std::mutex finish_mutex;  // workers: one finishes units (and calls `done`) at a time
   const auto finish_unit = [&](std::size_t u, std::vector<search::Hypothesis> hypotheses) {
     const std::lock_guard<std::mutex> lock(finish_mutex);
-    found[u] = std::move(hypotheses);
     const std::size_t line = units.line[u];
+    if (units.is_protected(u) && !options_.alignment.on() && line_units[line] > 1)
+      for (search::Hypothesis& h : hypotheses) {
+        kept[u].push_back(hard_alignment(h.alignment, units.ids[u].size(), 1.0f));
+        h.alignment = {};
+      }
+    found[u] = std::move(hypotheses);
     if (--pending[line] > 0) return;
     std::size_t end = first_unit[line];
     while (end < found.size() && units.line[end] == line) ++end;
@@ -730,8 +751,8 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
       alignment = {AlignmentOutput::Kind::hard, 1.0f};
     Translation translation;
     if (end - first_unit[line] > 1 || notes[line].long_line == InputNotes::LongLine::split) {
-      translation = join_line(found, units, first_unit[line], end, *model_, options_, alignment,
-                              notes[line]);
+      translation = join_line(found, kept, units, first_unit[line], end, *model_, options_,
+                              alignment, notes[line]);
     } else {
       translation.hypotheses = std::move(found[u]);
       if (alignment.on()) {
