@@ -265,3 +265,17 @@ TEST_CASE("the settings table and the shipped model are public", "[api]") {
 }
 
 }  // namespace s2s
+
+namespace s2s {
+
+TEST_CASE("translate_batch: protected spans are kept and noted, per call", "[api]") {
+  const std::string line = "The file {0} was not found.";
+  const TranslationResult kept = aligned_engine().translate_batch({line})[0];
+  CHECK(kept.notes.protected_spans == 1);
+  CHECK(kept.hypotheses.at(0).text.find("{0}") != std::string::npos);
+  TranslationOptions as_is;
+  as_is.protect = false;
+  CHECK(aligned_engine().translate_batch({line}, as_is)[0].notes.protected_spans == 0);
+}
+
+}  // namespace s2s
