@@ -43,6 +43,9 @@ for header in $public; do only_public "../$header" "lib/$header" "a public heade
 for file in ../../app/*.h ../../app/*.cc; do
   only_public "$file" "app/${file##*/}" "the command (app/)"
 done
+for file in ../../python/*.cc; do
+  only_public "$file" "python/${file##*/}" "the Python module (python/)"
+done
 
 for folder in */; do
   folder=${folder%/}
@@ -73,5 +76,5 @@ for file in */*.h */*.cc; do
     status=1
   fi
 done
-[ "$status" = 0 ] && echo "layers: every include goes down, every namespace follows its folder (lib/s2s), app/ and the public headers include only public headers"
+[ "$status" = 0 ] && echo "layers: every include goes down, every namespace follows its folder (lib/s2s), app/, python/ and the public headers include only public headers"
 exit "$status"

@@ -14,10 +14,6 @@
 #include "s2s/pipeline/output.h"
 #include "s2s/pipeline/settings.h"
 
-#ifndef S2S_LIBDIR_TO_BINDIR
-#define S2S_LIBDIR_TO_BINDIR "../bin"
-#endif
-
 namespace s2s {
 namespace {
 
@@ -68,11 +64,21 @@ Origin origin_of_this_code() {
 }
 
 // What the shipped-folder search of formats/detect.h takes as "the executable": the program, or
-// for the shared library a file in the bin folder of the prefix it is installed in.
+// for a shared object (libs2s.so in PREFIX/lib or PREFIX/lib/x86_64-linux-gnu, the Python
+// module in PREFIX/lib/python3.X/dist-packages/s2s, either in a build folder) a file in the
+// nearest folder above it that holds what s2s ships: PREFIX/bin, or the build folder itself.
 std::string anchor() {
   const Origin origin = origin_of_this_code();
   if (!origin.shared_library) return origin.path;
-  return (fs::path(origin.path).parent_path() / S2S_LIBDIR_TO_BINDIR / "s2s").string();
+  std::error_code ec;
+  const fs::path library_dir = fs::path(origin.path).parent_path();
+  for (fs::path dir = library_dir; !dir.empty(); dir = dir.parent_path()) {
+    if (fs::is_directory(dir / "share" / "s2s", ec)) return (dir / "bin" / "s2s").string();
+    if (fs::is_directory(dir / "models", ec) && fs::is_directory(dir / "configs", ec))
+      return (dir / "s2s").string();
+    if (dir == dir.parent_path()) break;
+  }
+  return (library_dir / "s2s").string();
 }
 
 }  // namespace

@@ -72,6 +72,16 @@ for program in "$WORK/build/translate_shared" "$WORK/translate_pc"; do
   got=$(cd / && env -u S2S_MODEL LD_LIBRARY_PATH="$PREFIX/lib" "$program")
   [ "$got" = "$expected" ] || { echo "$(basename "$program") without a folder gave '$got'"; exit 1; }
 done
+# The Python module (when the build made it): installed beside the prefix's other libraries, it
+# translates with the prefix's default model, from elsewhere.
+if [ -d "$BUILD/python/s2s" ]; then
+  site=$(echo "$PREFIX"/lib/python3*/dist-packages)
+  [ -f "$site/s2s/__init__.py" ] && ls "$site"/s2s/_s2s*.so > /dev/null ||
+    { echo "the Python module is not installed in $site"; exit 1; }
+  got=$(cd / && env -u S2S_MODEL PYTHONPATH="$site" /usr/bin/python3 -c \
+    'import s2s; print(s2s.Translator(intra_threads=2).translate_batch(["The licence is free."], beam_size=4)[0].hypotheses[0])')
+  [ "$got" = "$(head -1 <<< "$expected")" ] || { echo "the installed Python module gave '$got'"; exit 1; }
+fi
 # The examples/ program: the shared library's per-call options, n-best, alignment and streaming.
 got=$(cd / && env -u S2S_MODEL LD_LIBRARY_PATH="$PREFIX/lib" "$WORK/examples/translate_example" < /dev/null)
 grep -q '^0 Die Lizenz ist frei\.' <<< "$got" || { echo "translate_example gave: $got"; exit 1; }

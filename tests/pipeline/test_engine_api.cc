@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <atomic>
 #include <numeric>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -204,7 +205,7 @@ TEST_CASE("a cancel flag stops a call with Cancelled", "[api]") {
   CHECK_THROWS_AS(aligned_engine().score_batch({{"a", "b"}}, scoring), Cancelled);
 }
 
-TEST_CASE("translate_tokens: each token heard as it is chosen; false ends there", "[api]") {
+TEST_CASE("translate_tokens: each token heard as it is chosen, and false ends there", "[api]") {
   std::vector<std::string> heard;
   const TranslationResult whole = aligned_engine().translate_tokens(
       kLines[0], [&](const TokenStep& step) {
@@ -276,6 +277,34 @@ TEST_CASE("translate_batch: protected spans are kept and noted, per call", "[api
   TranslationOptions as_is;
   as_is.protect = false;
   CHECK(aligned_engine().translate_batch({line}, as_is)[0].notes.protected_spans == 0);
+}
+
+}  // namespace s2s
+
+namespace s2s {
+
+TEST_CASE("one Engine translates from two threads at once as from one", "[api]") {
+  std::vector<std::string> lines;
+  for (int i = 0; i < 12; ++i) lines.push_back(kLines[static_cast<std::size_t>(i) % kLines.size()]);
+  const std::vector<std::string> alone = aligned_engine().translate(lines);
+  std::vector<std::string> first, second;
+  TranslationOptions greedy;
+  greedy.beam_size = 1;
+  const std::vector<TranslationResult> greedy_alone = aligned_engine().translate_batch(lines, greedy);
+  std::vector<TranslationResult> greedy_threaded;
+  std::thread a([&] { first = aligned_engine().translate(lines); });
+  std::thread b([&] { greedy_threaded = aligned_engine().translate_batch(lines, greedy); });
+  std::thread c([&] { second = aligned_engine().translate(lines); });
+  a.join();
+  b.join();
+  c.join();
+  CHECK(first == alone);
+  CHECK(second == alone);
+  REQUIRE(greedy_threaded.size() == greedy_alone.size());
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    CHECK(greedy_threaded[i].hypotheses.size() == greedy_alone[i].hypotheses.size());
+  for (std::size_t i : {0, 2, 3})
+    CHECK(greedy_threaded[i].hypotheses[0].text == greedy_alone[i].hypotheses[0].text);
 }
 
 }  // namespace s2s
