@@ -1,5 +1,5 @@
 // s2s progress: how far runs started with --resume have come, read from their journals
-// (s2s/pipeline/journal.h), for a person watching a long job or a cluster array (issue 20):
+// (s2s/corpus/run.h run_status), for a person watching a long job or a cluster array (issue 20):
 // lines done of the total, the rate, the time left, and a run that stopped writing. With
 // --require-complete it is the check an assembling job makes before concatenating shards.
 #include <algorithm>
@@ -13,7 +13,7 @@
 
 #include "commands.h"
 #include "s2s/core/error.h"
-#include "s2s/pipeline/journal.h"
+#include "s2s/corpus/run.h"
 
 namespace s2s::app {
 namespace {
@@ -66,10 +66,10 @@ std::string percent(std::size_t done, std::size_t total) {
   return text;
 }
 
-std::string describe(const pipeline::Journal& j, double now) {
+std::string describe(const corpus::RunStatus& j) {
   if (j.complete)
     return "complete, " + std::to_string(j.lines_done) + (j.lines_done == 1 ? " line" : " lines");
-  const pipeline::JournalProgress p = pipeline::journal_progress(j, now);
+  const corpus::RunStatus& p = j;
   std::string text = std::to_string(j.lines_written) + " of " + std::to_string(j.lines_total) +
                      " lines (" + percent(j.lines_written, j.lines_total) + ")";
   if (p.lines_per_second > 0) {
@@ -91,11 +91,10 @@ void run_progress(const ProgressArgs& args) {
   for (const std::string& path : args.paths) {
     for (const std::string& output : outputs_of(path)) {
       ++outputs;
-      const std::optional<pipeline::Journal> j =
-          pipeline::read_journal(pipeline::journal_path(output));
+      const std::optional<corpus::RunStatus> j = corpus::run_status(output, now);
       if (!j) {
         if (args.json)
-          std::printf("%s\n", pipeline::journal_progress_json(output, nullptr, now).c_str());
+          std::printf("%s\n", corpus::run_status_json(output, now).c_str());
         else
           std::printf("%s: no journal (not started, or not a --resume run)\n", output.c_str());
         unfinished += (unfinished.empty() ? "" : ", ") + output;
@@ -106,9 +105,9 @@ void run_progress(const ProgressArgs& args) {
       total += j->lines_total;
       if (!j->complete) unfinished += (unfinished.empty() ? "" : ", ") + output;
       if (args.json)
-        std::printf("%s\n", pipeline::journal_progress_json(output, &*j, now).c_str());
+        std::printf("%s\n", corpus::run_status_json(output, now).c_str());
       else
-        std::printf("%s: %s\n", output.c_str(), describe(*j, now).c_str());
+        std::printf("%s: %s\n", output.c_str(), describe(*j).c_str());
     }
   }
   if (!args.json && outputs > 1)

@@ -1,4 +1,5 @@
 // One set_*_command per subcommand; each registers its options and a callback on the CLI11 app.
+// The commands are built on the library's installed headers only (.ci/check_layers.sh).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -6,18 +7,10 @@
 
 namespace s2s::app {
 
-// Where the executable lives, for finding the default model.
-struct Context {
-  std::string executable;
-};
-
-void set_info_command(CLI::App& app, const Context& context);
-void set_translate_command(CLI::App& app, const Context& context);
-void set_score_command(CLI::App& app, const Context& context);
+void set_info_command(CLI::App& app);
+void set_translate_command(CLI::App& app);
+void set_score_command(CLI::App& app);
 void set_progress_command(CLI::App& app);
-
-// The model folder given with -m, or the default one.
-std::string model_path(const std::string& given, const Context& context);
 
 // -m/--model (also Marian's --models: a model file names its folder) into `model`, and Marian's
 // -v/--vocabs, which s2s refuses saying where it takes vocabularies from.
@@ -27,8 +20,5 @@ void add_model_flags(CLI::App& cmd, std::string& model);
 // progress line is also appended to FILE (s2s/core/log.h). Registered before the other options
 // so that their errors reach the file too.
 void add_log_flag(CLI::App& cmd);
-
-// The file --config names: the path given, or a shipped config by name (`--config fast`).
-std::string config_path(const std::string& given, const Context& context);
 
 }  // namespace s2s::app

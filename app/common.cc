@@ -1,35 +1,8 @@
-#include <cstdlib>
-#include <filesystem>
-#include <system_error>
-
 #include "commands.h"
 #include "s2s/core/error.h"
 #include "s2s/core/log.h"
-#include "s2s/formats/detect.h"
 
 namespace s2s::app {
-
-namespace {
-
-// The running binary's own path: argv[0] is only a name when s2s is found through PATH.
-std::string executable_path(const Context& context) {
-  std::error_code ec;
-  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? context.executable : self.string();
-}
-
-}  // namespace
-
-std::string model_path(const std::string& given, const Context& context) {
-  if (!given.empty()) return given;
-  const std::string path = formats::default_model_path(executable_path(context));
-  // A folder from the environment is not on the command line: say where it came from.
-  const char* env = std::getenv("S2S_MODEL");
-  std::error_code ec;
-  if (env != nullptr && path == env && !std::filesystem::is_directory(path, ec))
-    throw ModelError("S2S_MODEL=" + path + ": no such model folder");
-  return path;
-}
 
 void add_model_flags(CLI::App& cmd, std::string& model) {
   cmd.add_option("-m,--model,--models", model,
@@ -53,10 +26,6 @@ void add_log_flag(CLI::App& cmd) {
          "the progress line) to FILE, as Marian's --log does; --quiet silences stderr only "
          "[default: none]")
       ->type_name("FILE");
-}
-
-std::string config_path(const std::string& given, const Context& context) {
-  return given.empty() ? given : formats::config_path(given, executable_path(context));
 }
 
 }  // namespace s2s::app

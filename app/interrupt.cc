@@ -80,7 +80,7 @@ void start_signal_watcher() {
   std::thread(watch, set).detach();
 }
 
-const std::atomic<bool>& stop_gracefully() {
+std::atomic<bool>& stop_gracefully() {
   g_graceful.store(true);
   return g_stop;
 }

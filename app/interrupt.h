@@ -32,7 +32,7 @@ namespace s2s::app {
 void start_signal_watcher();
 
 // From now on a signal asks for a stop (the flag returned) instead of ending the process.
-const std::atomic<bool>& stop_gracefully();
+std::atomic<bool>& stop_gracefully();
 
 // Asks for the same stop from inside the process (the output's reader went away); Interrupted is
 // not thrown for it: stopped_by_signal() stays false.

@@ -12,9 +12,9 @@
 #include "commands.h"
 #include "interrupt.h"
 #include "usage_errors.h"
-#include "s2s/core/allocator.h"
 #include "s2s/core/error.h"
 #include "s2s/core/log.h"
+#include "s2s/s2s.h"
 
 namespace {
 
@@ -35,10 +35,9 @@ int main(int argc, char** argv) {
   CLI::App app{"s2s: fast CPU translation with Marian / OPUS-MT models"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "s2s 0.1.0");
-  s2s::app::Context context{argc > 0 ? argv[0] : "s2s"};
-  s2s::app::set_translate_command(app, context);
-  s2s::app::set_score_command(app, context);
-  s2s::app::set_info_command(app, context);
+  s2s::app::set_translate_command(app);
+  s2s::app::set_score_command(app);
+  s2s::app::set_info_command(app);
   s2s::app::set_progress_command(app);
   try {
     const auto named = [&](const CLI::App* sub) { return argc > 1 && sub->get_name() == argv[1]; };

@@ -4,22 +4,19 @@
 #include <string>
 
 #include "s2s/core/error.h"
-#include "s2s/core/log.h"
-#include "s2s/core/strings.h"
 
 namespace s2s::app {
 
-void add_option_flags(CLI::App& cmd, pipeline::Command command, OptionFlags& flags) {
-  flags.command = command;
+void add_option_flags(CLI::App& cmd, Command command, OptionFlags& flags) {
+  flags.rows = setting_rows(command);
   flags.options.clear();
-  for (std::size_t i = 0; i < pipeline::option_count(command); ++i) {
-    const pipeline::OptionRow row = pipeline::option_row(command, i);
-    const std::string names = std::string(row.short_flag) + (*row.short_flag ? "," : "") + "--" +
-                              row.key + (row.marian_key ? std::string(",--") + row.marian_key : "");
-    const std::string help = std::string(row.help) + " [default: " + row.default_value + "]";
+  for (const SettingRow& row : flags.rows) {
+    const std::string names = row.short_flag + (row.short_flag.empty() ? "" : ",") + "--" +
+                              row.key + (row.marian_key.empty() ? "" : ",--" + row.marian_key);
+    const std::string help = row.help + " [default: " + row.default_value + "]";
     CLI::Option* option = nullptr;
     // A switch that is on by default takes a value to turn it off ("--protect off").
-    if (row.kind == pipeline::OptionKind::on_off && row.bare_value == nullptr) {
+    if (row.kind == SettingKind::on_off && !row.has_bare_value) {
       option = cmd.add_flag(names, help);
     } else {
       // Values are kept as text and parsed by set_option, the same code that reads YAML.
@@ -27,92 +24,69 @@ void add_option_flags(CLI::App& cmd, pipeline::Command command, OptionFlags& fla
       option = cmd.add_option(names, keep_text, help);
       option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
       switch (row.kind) {
-        case pipeline::OptionKind::whole_number:
+        case SettingKind::whole_number:
           option->type_name("INT");
           break;
-        case pipeline::OptionKind::number:
+        case SettingKind::number:
           option->type_name("FLOAT");
           break;
-        case pipeline::OptionKind::format:
-          option
-              ->check(
-                  CLI::IsMember(std::vector<std::string>(std::begin(pipeline::kOutputFormatNames),
-                                                         std::end(pipeline::kOutputFormatNames))))
-              ->type_name("FORMAT");
+        case SettingKind::format:
+          option->check(CLI::IsMember(row.choices))->type_name("FORMAT");
           break;
-        case pipeline::OptionKind::long_lines:
-          option
-              ->check(CLI::IsMember(std::vector<std::string>(std::begin(pipeline::kLongLinesNames),
-                                                             std::end(pipeline::kLongLinesNames))))
-              ->type_name("MODE");
+        case SettingKind::long_lines:
+          option->check(CLI::IsMember(row.choices))->type_name("MODE");
           break;
-        case pipeline::OptionKind::precision:
+        case SettingKind::precision:
           option->type_name("PRECISION");
           break;
-        case pipeline::OptionKind::sampling:  // "topk 10": two words on the command line, one in
+        case SettingKind::sampling:  // "topk 10": two words on the command line, one in
                                               // YAML
           option->type_name("MODE [N]")->expected(0, 2);
           option->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
           break;
-        case pipeline::OptionKind::alignment:
+        case SettingKind::alignment:
           option->type_name("hard|soft|T");
           break;
-        case pipeline::OptionKind::text:
+        case SettingKind::text:
           option->type_name("TEXT");
           break;
-        case pipeline::OptionKind::on_off:
+        case SettingKind::on_off:
           option->type_name("on|off");
           break;
       }
-      if (row.bare_value != nullptr && row.kind != pipeline::OptionKind::sampling)
+      if (row.has_bare_value && row.kind != SettingKind::sampling)
         option->expected(0, 1);
     }
     flags.options.push_back(option);
   }
 }
 
-namespace {
-
-template <typename Settings>
-void apply_rows(const OptionFlags& flags, Settings& settings) {
-  S2S_CHECK(flags.options.size() == pipeline::option_count(flags.command),
-            "one CLI option per table row");
+GivenSettings given_settings(const OptionFlags& flags) {
+  GivenSettings given;
   for (std::size_t i = 0; i < flags.options.size(); ++i) {
     const CLI::Option* option = flags.options[i];
     if (option->count() == 0) continue;
-    const pipeline::OptionRow row = pipeline::option_row(flags.command, i);
+    const SettingRow& row = flags.rows[i];
     std::string text = option->results().back();
-    if (row.kind == pipeline::OptionKind::sampling) {  // its words, joined as YAML writes them
+    if (row.kind == SettingKind::sampling) {  // its words, joined as YAML writes them
       text.clear();
       for (const std::string& word : option->results()) text += (text.empty() ? "" : " ") + word;
     }
-    if (text.empty() && row.bare_value != nullptr) text = row.bare_value;
-    pipeline::set_option(i, text, std::string("--") + row.key, settings);
+    if (text.empty() && row.has_bare_value) text = row.bare_value;
+    given.push_back({row.key, text, "--" + row.key});
   }
+  return given;
 }
 
-}  // namespace
-
-void apply_flags(const OptionFlags& flags, pipeline::TranslateSettings& settings) {
-  S2S_CHECK(flags.command == pipeline::Command::translate, "translate flags");
-  apply_rows(flags, settings);
-}
-
-void apply_flags(const OptionFlags& flags, pipeline::ScoreSettings& settings) {
-  S2S_CHECK(flags.command == pipeline::Command::score, "score flags");
-  apply_rows(flags, settings);
-}
-
-void add_marian_flags(CLI::App& cmd, pipeline::MarianTool tool, OptionFlags& flags) {
-  for (const pipeline::MarianOption& marian : pipeline::marian_options()) {
-    const std::string flag = std::string("--") + marian.name;
-    if ((marian.tools & tool) == 0 || marian.use == pipeline::MarianUse::supported ||
-        cmd.get_option_no_throw(flag) != nullptr)
-      continue;
-    const bool short_free = *marian.short_flag && cmd.get_option_no_throw(marian.short_flag) == nullptr;
-    const std::string names = (short_free ? std::string(marian.short_flag) + "," : "") + flag;
+void add_marian_flags(CLI::App& cmd, Command command, OptionFlags& flags) {
+  for (const MarianFlag& marian : marian_flags(command)) {
+    const std::string flag = "--" + marian.name;
+    if (cmd.get_option_no_throw(flag) != nullptr) continue;
+    const bool short_free =
+        !marian.short_flag.empty() && cmd.get_option_no_throw(marian.short_flag) == nullptr;
+    const std::string names = (short_free ? marian.short_flag + "," : "") + flag;
     CLI::callback_t take = [](const CLI::results_t&) { return true; };
-    if (marian.use == pipeline::MarianUse::refused) {
+    if (marian.refused) {
       const std::string why = flag + ": " + marian.what;
       take = [why](const CLI::results_t&) -> bool { throw UsageError(why); };
     }
@@ -120,20 +94,26 @@ void add_marian_flags(CLI::App& cmd, pipeline::MarianTool tool, OptionFlags& fla
     // Marian's switches also take true/false and its lists several values; none is required
     // (CLI11 could not name a hidden option in its message).
     option->expected(0, marian.takes_values ? 8 : 1)->allow_extra_args();
-    if (marian.use == pipeline::MarianUse::ignored) flags.marian_ignored.emplace_back(option, flag);
+    if (!marian.refused) flags.marian_ignored.emplace_back(option, flag);
   }
 }
 
-void note_ignored(const OptionFlags& flags, const pipeline::ConfigFileNotes& config,
-                  const std::string& config_path) {
-  std::vector<std::string> given, parts;
+std::vector<std::string> ignored_given(const OptionFlags& flags) {
+  std::vector<std::string> given;
   for (const auto& [option, flag] : flags.marian_ignored)
     if (option->count() > 0) given.push_back(flag);
-  if (!given.empty()) parts.push_back(join(given, ", "));
-  if (!config.ignored.empty()) parts.push_back(join(config.ignored, ", ") + " in " + config_path);
-  if (parts.empty() || log::level() < log::Level::warning) return;
-  log::notice("ignored, as they do not apply to s2s on the CPU (docs/marian-options.md says "
-              "why): " + join(parts, "; "));
+  return given;
 }
+
+void add_shard_flag(CLI::App& cmd, std::string& text) {
+  cmd.add_option("--shard", text,
+                 "Only shard K (0-based) of N of the input file (-i FILE, not stdin): the lines "
+                 "starting in its K-th N-th by bytes; the shards' outputs, concatenated in order, "
+                 "equal the whole run's. -o FOLDER writes FOLDER/<input name>.KKKKK-of-NNNNN, "
+                 "and {shard} in -o is replaced by KKKKK-of-NNNNN [default: none: the whole "
+                 "input]")
+      ->type_name("K/N");
+}
+
 
 }  // namespace s2s::app

@@ -4,7 +4,6 @@
 #include <regex>
 #include <vector>
 
-#include "s2s/core/strings.h"
 
 namespace s2s::app {
 namespace {
@@ -41,7 +40,9 @@ std::string extras_message(const CLI::App& app, const std::string& command) {
   std::vector<std::string> flags;
   for (const std::string& word : extras)
     if (is_flag(word)) flags.push_back(word.substr(0, word.find('=')));
-  return std::string(flags.size() == 1 ? "unknown option " : "unknown options ") + join(flags, ", ");
+  std::string list;
+  for (const std::string& flag : flags) list += (list.empty() ? "" : ", ") + flag;
+  return std::string(flags.size() == 1 ? "unknown option " : "unknown options ") + list;
 }
 
 // CLI11's "NAME: At Most 1 required but received 2" and its other counts.

@@ -46,42 +46,27 @@ Json pairs_json(const AlignmentPairs& pairs) {
   return list;
 }
 
-// jsonl "piece_alignment" of rows for `targets` target pieces: [[source, target], ...] pairs of
-// pieces (</s> included), or with soft alignment one list of source weights per target piece.
-Json alignment_json(const std::vector<float>& rows, std::size_t targets,
-                    const AlignmentOutput& alignment) {
-  const std::size_t sources = alignment_sources(rows, targets);
-  if (alignment.kind != AlignmentOutput::Kind::soft)
-    return pairs_json(hard_alignment(rows, sources, alignment.threshold));
-  Json list = Json::array();
-  for (std::size_t t = 0; sources > 0 && t < targets; ++t) {
-    Json row = Json::array();
-    for (std::size_t s = 0; s < sources; ++s) row.push_back(json_number(rows[t * sources + s]));
-    list.push_back(std::move(row));
-  }
-  return list;
-}
-
 // jsonl "piece_alignment", then with a hard alignment "alignment" (word pairs) and
-// "alignment_spans" (characters, when the words match the text; alignment.h word_alignment) of
-// `target_ids` printed as `target_text`, aligned to `source` by `rows` (a translated or scored
-// sentence) or by `pairs` (a split line, whose rows are not kept: JoinedUnits::alignment).
-void add_alignment(const text::TextCodec& codec, const AlignmentOutput& alignment,
-                   const AlignedSource& source, const std::vector<std::int32_t>& target_ids,
-                   const std::string& target_text, const std::vector<float>& rows,
-                   const AlignmentPairs* pairs, Json& record) {
-  record["piece_alignment"] =
-      pairs != nullptr ? pairs_json(*pairs) : alignment_json(rows, target_ids.size(), alignment);
-  if (alignment.kind != AlignmentOutput::Kind::hard || source.ids.empty()) return;
-  const WordAlignment words = word_alignment(
-      pairs != nullptr ? *pairs : hard_alignment(rows, source.ids.size(), alignment.threshold),
-      source, codec.source_vocab(), target_ids, codec.target_vocab(), target_text);
+// "alignment_spans" (characters, when the words match the text; alignment.h word_alignment).
+void add_alignment(const TargetAlignment& a, const AlignmentOutput& alignment, Json& record) {
+  if (alignment.kind == AlignmentOutput::Kind::soft) {
+    Json list = Json::array();
+    for (const std::vector<float>& row : a.soft) {
+      Json weights = Json::array();
+      for (float w : row) weights.push_back(json_number(w));
+      list.push_back(std::move(weights));
+    }
+    record["piece_alignment"] = std::move(list);
+  } else {
+    record["piece_alignment"] = pairs_json(a.pieces);
+  }
+  if (!a.has_words) return;
   Json pairs_list = Json::array(), spans = Json::array();
-  for (const auto& [s, t] : words.pairs) pairs_list.push_back(Json::array({s, t}));
-  for (const auto& sp : words.spans)
+  for (const auto& [s, t] : a.words.pairs) pairs_list.push_back(Json::array({s, t}));
+  for (const auto& sp : a.words.spans)
     spans.push_back(Json::array({Json::array({sp[0], sp[1]}), Json::array({sp[2], sp[3]})}));
   record["alignment"] = std::move(pairs_list);
-  if (!words.spans.empty() || words.pairs.empty()) record["alignment_spans"] = std::move(spans);
+  if (!a.words.spans.empty() || a.words.pairs.empty()) record["alignment_spans"] = std::move(spans);
 }
 
 // A line with masked spans (Translation::texts): "alignment_spans" over the line and the text with
@@ -117,9 +102,11 @@ Json hypothesis_json(const OutputFormatter& formatter, const text::TextCodec& co
     if (hypothesis == nullptr)
       record["piece_alignment"] = Json::array();
     else
-      add_alignment(codec, formatter.alignment(), translation.source, hypothesis->ids,
-                    record["translation"].get<std::string>(), hypothesis->alignment,
-                    translation.split ? &translation.units[k].alignment : nullptr, record);
+      add_alignment(target_alignment(codec, formatter.alignment(), translation.source,
+                                     hypothesis->ids, record["translation"].get<std::string>(),
+                                     hypothesis->alignment,
+                                     translation.split ? &translation.units[k].alignment : nullptr),
+                    formatter.alignment(), record);
     if (hypothesis != nullptr && !translation.texts.empty()) masked_spans(translation, k, record);
   }
   return record;
@@ -132,6 +119,30 @@ void append_json_line(const Json& record, std::string& out) {
 }
 
 }  // namespace
+
+TargetAlignment target_alignment(const text::TextCodec& codec, const AlignmentOutput& alignment,
+                                 const AlignedSource& source,
+                                 const std::vector<std::int32_t>& target_ids,
+                                 const std::string& target_text, const std::vector<float>& rows,
+                                 const AlignmentPairs* pairs) {
+  TargetAlignment a;
+  const std::size_t targets = target_ids.size();
+  const std::size_t sources = alignment_sources(rows, targets);
+  if (pairs != nullptr)
+    a.pieces = *pairs;
+  else if (alignment.kind == AlignmentOutput::Kind::soft)
+    for (std::size_t t = 0; sources > 0 && t < targets; ++t)
+      a.soft.emplace_back(rows.begin() + static_cast<std::ptrdiff_t>(t * sources),
+                          rows.begin() + static_cast<std::ptrdiff_t>((t + 1) * sources));
+  else
+    a.pieces = hard_alignment(rows, sources, alignment.threshold);
+  if (alignment.kind != AlignmentOutput::Kind::hard || source.ids.empty()) return a;
+  a.has_words = true;
+  a.words = word_alignment(
+      pairs != nullptr ? *pairs : hard_alignment(rows, source.ids.size(), alignment.threshold),
+      source, codec.source_vocab(), target_ids, codec.target_vocab(), target_text);
+  return a;
+}
 
 const char* output_format_name(OutputFormat format) {
   return kOutputFormatNames[static_cast<std::size_t>(format)];
@@ -263,8 +274,9 @@ void append_score_jsonl(const text::TextCodec& codec, const PairScore& score, st
   add_scores(codec, score.target_ids, score.score, score.normalized_score, score.token_scores,
              record);
   if (alignment.on())
-    add_alignment(codec, alignment, score.source, score.target_ids, score.target_text,
-                  score.alignment, nullptr, record);
+    add_alignment(target_alignment(codec, alignment, score.source, score.target_ids,
+                                   score.target_text, score.alignment, nullptr),
+                  alignment, record);
   append_json_line(record, out);
 }
 

@@ -52,6 +52,24 @@ void append_score_jsonl(const text::TextCodec& codec, const PairScore& score, st
                         const AlignmentOutput& alignment = {});
 // score's jsonl record of a corpus figure: {"summary": kind, "value": value}.
 void append_summary_jsonl(const std::string& kind, float value, std::string& out);
+// The alignment of one target (a hypothesis, or a scored pair's target) as data: what jsonl's
+// "piece_alignment", "alignment" and "alignment_spans" print, and the library returns.
+struct TargetAlignment {
+  AlignmentPairs pieces;                  // hard: (source, target) piece pairs, </s> included
+  std::vector<std::vector<float>> soft;   // soft: one row of source weights per target piece
+  bool has_words = false;                 // hard, with a source whose words are known
+  WordAlignment words;                    // (source word, target word) pairs and their spans
+};
+
+// The alignment of `target_ids`, printed as `target_text`, to `source`: from `rows` (a translated
+// or scored sentence), or from `pairs` (a split line, whose rows are not kept:
+// JoinedUnits::alignment).
+TargetAlignment target_alignment(const text::TextCodec& codec, const AlignmentOutput& alignment,
+                                 const AlignedSource& source,
+                                 const std::vector<std::int32_t>& target_ids,
+                                 const std::string& target_text, const std::vector<float>& rows,
+                                 const AlignmentPairs* pairs);
+
 // How a translation's text is printed: detokenized by SentencePiece, or as its pieces.
 enum class TargetText { decoded, pieces };
 

@@ -498,10 +498,15 @@ std::vector<std::vector<Hypothesis>> beam_search(const model::Model& model,
           const float* row = state.alignment_row(c.row);
           h.alignment.insert(h.alignment.end(), row, row + state.source_length(c.row));
         }
+        const bool ends =
+            (c.token == eos && !forced) || static_cast<dim_t>(h.ids.size()) >= beam.limit;
+        const bool heard_stop = options.on_token != nullptr &&
+                                !(*options.on_token)(static_cast<std::size_t>(sentence), c.token,
+                                                     h.token_scores.back(), ends);
         if (c.token == eos && !forced) {
           finish(beam, std::move(h), options, &constraint);
           --beam.width;
-        } else if (static_cast<dim_t>(h.ids.size()) >= beam.limit) {
+        } else if (static_cast<dim_t>(h.ids.size()) >= beam.limit || heard_stop) {
           finish(beam, std::move(h), options, &constraint);  // cut at the length limit, no </s>
         } else if (beam.guard_loops && !forced && caught_in_loop(h.ids)) {
           h.cut_in_loop = true;  // finished as if with </s>: the beam shrinks, no refill

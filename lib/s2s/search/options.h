@@ -2,7 +2,9 @@
 // (model-formats.md §1.6); an OPUS-MT decoder.yml usually sets beam-size 4 or 6 and normalize 1.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 
 #include "s2s/core/shape.h"
 
@@ -36,6 +38,13 @@ struct SearchOptions {
   float temperature = 1.0f;         // sampling: log-probabilities divided by it first
   dim_t seed = 0;                   // sampling: with the source, decides a line's samples
   bool alignment = false;           // keep every token's alignment row (Hypothesis::alignment)
+  // Hears every token a one-hypothesis-per-sentence search (beam size 1 without n-best, or
+  // sampling without n-best) chooses, as it chooses it: the sentence (row of the batch), the
+  // token, its log-probability, and whether it ends the hypothesis (</s>, the length limit).
+  // Returning false ends the hypothesis there. For interactive use (s2s.h translate_tokens).
+  using TokenHook = std::function<bool(std::size_t sentence, std::int32_t id, float log_prob,
+                                       bool last)>;
+  const TokenHook* on_token = nullptr;
 };
 
 }  // namespace s2s::search

@@ -193,8 +193,12 @@ std::vector<std::vector<Hypothesis>> sample_search(const model::Model& model,
         const float* a = state.alignment_row(row[i]);
         h.alignment.insert(h.alignment.end(), a, a + state.source_length(row[i]));
       }
-      if ((token == eos && !forced[i]) ||
-          static_cast<dim_t>(h.ids.size()) >= limit[sample.sentence]) {
+      const bool ends = (token == eos && !forced[i]) ||
+                        static_cast<dim_t>(h.ids.size()) >= limit[sample.sentence];
+      const bool heard_stop =
+          options.on_token != nullptr &&
+          !(*options.on_token)(static_cast<std::size_t>(sample.sentence), token, token_score, ends);
+      if (ends || heard_stop) {
         h.normalized_score = normalized_score(h.score, h.ids.size(), options);
         results[sample.sentence].push_back(std::move(h));
       } else {

@@ -1,14 +1,13 @@
-// Input/output helpers shared by the subcommands: files or standard streams by descriptor,
-// writes that end quietly on a closed pipe, and the progress line.
+// A run's files: files or standard streams by descriptor, an output that must not be an input,
+// and writes that end quietly on a closed pipe.
 #pragma once
 
-#include <chrono>
 #include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
 
-namespace s2s::app {
+namespace s2s::corpus {
 
 // An input file of a run and the flag that named it, e.g. {"in.txt", "-i"}; "-" is standard
 // input, "" none.
@@ -44,18 +43,4 @@ bool write_all(int fd, const std::string& data);
 // or throws the Error described at File. Released when the process closes the file.
 void lock_output(int fd, const std::string& path);
 
-// "s2s: 1200 lines, 85.3 lines/s" on one rewritten stderr line, at most 4 times a second, only
-// when `shown`; the final one is also the run's summary in the log file (log.h), shown or not.
-class Progress {
- public:
-  explicit Progress(bool shown) : shown_(shown), start_(Clock::now()), last_(start_) {}
-  void update(std::size_t lines, bool final);
-
- private:
-  using Clock = std::chrono::steady_clock;
-  bool shown_;
-  Clock::time_point start_;
-  Clock::time_point last_;
-};
-
-}  // namespace s2s::app
+}  // namespace s2s::corpus

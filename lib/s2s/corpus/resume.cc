@@ -1,4 +1,4 @@
-#include "resume.h"
+#include "s2s/corpus/resume.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -7,11 +7,11 @@
 #include <cerrno>
 #include <cstring>
 
-#include "io.h"
+#include "s2s/corpus/files.h"
 #include "s2s/core/error.h"
 #include "s2s/core/log.h"
 
-namespace s2s::app {
+namespace s2s::corpus {
 namespace {
 
 // At most this long between commits: what a kill -9 can cost.
@@ -151,4 +151,4 @@ void ResumableOutput::commit() {
   last_commit_ = std::chrono::steady_clock::now();
 }
 
-}  // namespace s2s::app
+}  // namespace s2s::corpus

@@ -1,4 +1,4 @@
-#include "prefix_file.h"
+#include "s2s/corpus/prefix_file.h"
 
 #include <algorithm>
 
@@ -6,7 +6,7 @@
 #include "s2s/pipeline/shard.h"
 #include "s2s/text/clean.h"
 
-namespace s2s::app {
+namespace s2s::corpus {
 
 PrefixFile::PrefixFile(const std::string& path, const std::atomic<bool>* stop,
                        std::size_t lines_before)
@@ -40,4 +40,4 @@ void PrefixFile::check_end(std::size_t input_lines) {
                    std::to_string(input_lines) + "); each input line needs exactly one");
 }
 
-}  // namespace s2s::app
+}  // namespace s2s::corpus

@@ -1,21 +1,11 @@
-#include "shard_output.h"
+#include "s2s/corpus/shards.h"
 
 #include <filesystem>
 #include <system_error>
 
 #include "s2s/core/error.h"
 
-namespace s2s::app {
-
-void add_shard_flag(CLI::App& cmd, std::string& text) {
-  cmd.add_option("--shard", text,
-                 "Only shard K (0-based) of N of the input file (-i FILE, not stdin): the lines "
-                 "starting in its K-th N-th by bytes; the shards' outputs, concatenated in order, "
-                 "equal the whole run's. -o FOLDER writes FOLDER/<input name>.KKKKK-of-NNNNN, "
-                 "and {shard} in -o is replaced by KKKKK-of-NNNNN [default: none: the whole "
-                 "input]")
-      ->type_name("K/N");
-}
+namespace s2s::corpus {
 
 std::optional<pipeline::Shard> given_shard(const std::string& text, const std::string& input,
                                            const char* input_flag) {
@@ -45,4 +35,4 @@ std::string shard_output(const std::string& output, const std::string& input,
   return output;
 }
 
-}  // namespace s2s::app
+}  // namespace s2s::corpus

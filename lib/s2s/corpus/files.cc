@@ -1,4 +1,4 @@
-#include "io.h"
+#include "s2s/corpus/files.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -10,9 +10,8 @@
 #include <optional>
 
 #include "s2s/core/error.h"
-#include "s2s/core/log.h"
 
-namespace s2s::app {
+namespace s2s::corpus {
 namespace {
 
 // The file `path` names, through links, or for "-" the one standard stream `std_fd` is open on;
@@ -118,15 +117,4 @@ bool write_all(int fd, const std::string& data) {
   return true;
 }
 
-void Progress::update(std::size_t lines, bool final) {
-  const auto now = Clock::now();
-  if (!final && (!shown_ || now - last_ < std::chrono::milliseconds(250))) return;
-  last_ = now;
-  const double seconds = std::chrono::duration<double>(now - start_).count();
-  char text[96];
-  std::snprintf(text, sizeof text, "%zu %s, %.1f lines/s", lines, lines == 1 ? "line" : "lines",
-                seconds > 0 ? static_cast<double>(lines) / seconds : 0.0);
-  log::progress(text, final, shown_);
-}
-
-}  // namespace s2s::app
+}  // namespace s2s::corpus

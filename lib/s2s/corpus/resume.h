@@ -21,7 +21,7 @@
 #include "s2s/pipeline/journal.h"
 #include "s2s/pipeline/shard.h"
 
-namespace s2s::app {
+namespace s2s::corpus {
 
 // A message about resuming ("continuing after line N"): not a warning, shown unless --quiet.
 void resume_notice(const std::string& message);
@@ -80,4 +80,4 @@ class ResumableOutput {
   std::chrono::steady_clock::time_point last_commit_;
 };
 
-}  // namespace s2s::app
+}  // namespace s2s::corpus

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "io.h"
+#include "s2s/corpus/files.h"
 #include "s2s/pipeline/line_reader.h"
 
-namespace s2s::app {
+namespace s2s::corpus {
 
 class PrefixFile {
  public:
@@ -34,4 +34,4 @@ class PrefixFile {
   std::vector<std::string> pending_;  // lines read but not yet attached
 };
 
-}  // namespace s2s::app
+}  // namespace s2s::corpus

@@ -1,17 +1,13 @@
-// --shard K/N on the command line (translate and score): the flag, its checks, and where a
-// shard's output goes. The shard's byte range and line numbers are s2s/pipeline/shard.h's.
+// A run's shard (translate and score, --shard K/N): its checks, and where its output goes. The
+// shard's byte range and line numbers are s2s/pipeline/shard.h's.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
 
 #include "s2s/pipeline/shard.h"
 
-namespace s2s::app {
-
-// Registers --shard K/N into `text` ("" when not given).
-void add_shard_flag(CLI::App& cmd, std::string& text);
+namespace s2s::corpus {
 
 // The shard given (nullopt when `text` is empty). UsageError when it is malformed or out of
 // range, or when `input` (the file to shard) is standard input ("-" or ""): a shard seeks to its
@@ -25,4 +21,4 @@ std::optional<pipeline::Shard> given_shard(const std::string& text, const std::s
 std::string shard_output(const std::string& output, const std::string& input,
                          const pipeline::Shard& shard);
 
-}  // namespace s2s::app
+}  // namespace s2s::corpus
