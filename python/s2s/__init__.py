@@ -14,6 +14,8 @@ one-line messages: ``UsageError`` and ``InputError`` are also ``ValueError``, ``
 a ``RuntimeError``.
 """
 
+import queue
+import threading
 from itertools import islice
 
 from ._s2s import (
@@ -187,14 +189,46 @@ class Translator:
         return self._engine.translate_file(input_path, output_path, _options(**options))
 
     def generate_tokens(self, source, callback=None, **options):
-        """Translates one line greedily (or by sampling), calling ``callback(step)`` with each
-        TokenStep as the search chooses it (returning False stops there); returns its
-        TranslationResult. Without a callback, returns the steps as a list."""
-        steps = []
-        hear = callback if callback is not None else (lambda step: steps.append(step) or True)
-        raw = self._engine.translate_tokens(_text(source), hear, _options(**options))
-        result = TranslationResult(raw, True, False)
-        return result if callback is not None else steps
+        """Translates one line greedily (or by sampling), its tokens as the search chooses them
+        (CTranslate2's generate_tokens). Without a callback: an iterator of TokenSteps, lazily
+        (closing it early, or Ctrl-C while it waits, stops the search within a step). With
+        ``callback(step)`` (returning False stops there): returns the TranslationResult."""
+        if callback is not None:
+            raw = self._engine.translate_tokens(_text(source), callback, _options(**options))
+            return TranslationResult(raw, True, False)
+        return self._token_stream(_text(source), _options(**options))
+
+    def _token_stream(self, line, options):
+        # The search runs in a thread of its own (the engine releases the GIL) and hands each
+        # step over a queue; the consumer's pace never blocks it for more than a step.
+        steps = queue.Queue()
+        stop = threading.Event()
+        finished = object()
+
+        def hear(step):
+            steps.put(step)
+            return not stop.is_set()
+
+        def search():
+            try:
+                self._engine.translate_tokens(line, hear, options)
+                steps.put(finished)
+            except BaseException as error:  # handed to the consumer
+                steps.put(error)
+
+        worker = threading.Thread(target=search, daemon=True)
+        worker.start()
+        try:
+            while True:
+                item = steps.get()
+                if item is finished:
+                    return
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            stop.set()
+            worker.join()
 
     def score_batch(self, source, target, *, length_penalty=None, return_alignment=False):
         """One ScoringResult per (source, target) pair."""

@@ -85,10 +85,20 @@ def test_translate_file_and_generate_tokens(translator, tmp_path):
     assert translator.translate_file(str(source), str(out)) == len(LINES)
     expected = [r.hypotheses[0] if r.hypotheses else "" for r in translator.translate_batch(LINES)]
     assert out.read_text().splitlines() == expected
-    steps = translator.generate_tokens(LINES[0])
+    steps = list(translator.generate_tokens(LINES[0]))
     greedy = translator.translate_batch([LINES[0]], beam_size=1)[0]
     assert [s.token for s in steps] == greedy.tokens[0]
     assert steps[-1].is_last
+    # Lazy: the first step arrives before the search ends, and closing the iterator stops it.
+    stream = translator.generate_tokens(LINES[0])
+    first = next(stream)
+    assert first.token == greedy.tokens[0][0] and first.step == 0
+    stream.close()
+    # The callback form returns the result.
+    heard = []
+    result = translator.generate_tokens(LINES[0], lambda step: heard.append(step.token) or True)
+    assert heard == greedy.tokens[0]
+    assert result.hypotheses == greedy.hypotheses
 
 
 def test_two_threads_translate_at_once(translator):
