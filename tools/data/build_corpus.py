@@ -16,7 +16,7 @@ Sources (see README.md next to this file for sizes and licences):
      (html_docs.py).
 
 Packages are fetched with `apt-get download` into the work directory and unpacked with
-`dpkg-deb`; nothing is installed on the system.  Four held-out sets:
+`dpkg-deb`; nothing is installed on the system.  Six held-out sets:
   * test, dev: whole package descriptions (exactly as the first corpus made them, so that
     scores stay comparable);
   * test-msg: catalog messages of HELD_OUT_MSG packages, which training never sees;
@@ -30,8 +30,8 @@ same letters once case, digits, punctuation and spaces are ignored), a side of a
 pair is dropped.
 
 Usage: /usr/bin/python3 tools/data/build_corpus.py [--work DIR]
-Writes DIR/{train,dev,test,test-msg,test-doc,test-everyday,test-ph}.{en,de}, DIR/stats.json, DIR/packages.json and
-DIR/samples.tsv.
+Writes DIR/{train,dev,test,test-msg,test-doc,test-everyday,test-ph}.{en,de}, DIR/train.source,
+DIR/stats.json, DIR/packages.json and DIR/samples.tsv.
 """
 import argparse
 import glob
