@@ -10,7 +10,12 @@ cases of tests/text/test_protect.cc.  ASCII classes only, as in protect.cc.
 Usage:
     find_patterns("Error {0}: see /tmp/x")   # [(6, 9, "placeholder"), (15, 21, "path")]
     placeholders("Copy %s to {dir}.")        # ["%s", "{dir}"]
+    /usr/bin/python3 tools/data/placeholders.py SOURCE HYPOTHESES
+        # the share of lines whose translation keeps every placeholder (count and form), and
+        # every placeholder and tag, of its source line (the test-ph measure of issue 43)
 """
+import re
+import sys
 
 
 def _alpha(c):
@@ -222,3 +227,31 @@ def find_patterns(s):
 def placeholders(s):
     """The placeholder texts of s, in order."""
     return [s[b:e] for b, e, kind in find_patterns(s) if kind == "placeholder"]
+
+
+_TAG = re.compile(r"</?[A-Za-z][\w:-]*(?:\s[^<>]*)?/?>")
+
+
+def kept_share(sources, hypotheses):
+    """(lines keeping every placeholder, lines keeping every placeholder and tag, lines)."""
+    same_ph = same_all = 0
+    for src, hyp in zip(sources, hypotheses):
+        ph = sorted(placeholders(src)) == sorted(placeholders(hyp))
+        same_ph += ph
+        same_all += ph and sorted(_TAG.findall(src)) == sorted(_TAG.findall(hyp))
+    return same_ph, same_all, len(sources)
+
+
+def main(argv):
+    if len(argv) != 3:
+        sys.exit("usage: placeholders.py SOURCE HYPOTHESES")
+    lines = [open(path, encoding="utf-8").read().splitlines() for path in argv[1:]]
+    if len(lines[0]) != len(lines[1]):
+        sys.exit(f"{argv[2]}: {len(lines[1])} lines, {argv[1]} has {len(lines[0])}")
+    ph, both, n = kept_share(*lines)
+    print(f"{ph} of {n} lines keep every placeholder ({100 * ph / max(1, n):.1f} %), "
+          f"{both} every placeholder and tag ({100 * both / max(1, n):.1f} %)")
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -11,7 +11,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from placeholders import find_patterns, placeholders  # noqa: E402
+from placeholders import find_patterns, placeholders, kept_share  # noqa: E402
 import gettext_catalogs as gc  # noqa: E402
 
 
@@ -56,6 +56,13 @@ class FindPatternsAsProtectCc(unittest.TestCase):
         kinds = [k for _, _, k in find_patterns("{0} a@b.org http://x.org /tmp/x")]
         self.assertEqual(kinds, ["placeholder", "email", "url", "path"])
         self.assertEqual(placeholders("{0} a@b.org http://x.org/%s /tmp/x"), ["{0}"])
+
+
+class KeptShare(unittest.TestCase):
+    def test_counts_lines_that_keep_every_placeholder_and_tag(self):
+        src = ["Open %s in {dir}", "<b>%d</b> files", "Save {0}"]
+        hyp = ["{dir} %s öffnen", "<b>%d Dateien", "{0 speichern"]
+        self.assertEqual(kept_share(src, hyp), (2, 1, 3))
 
 
 class CatalogMessages(unittest.TestCase):
