@@ -15,7 +15,7 @@ import struct
 
 from common import (log, contents, package_sizes, download_debs, extract_members,
                     read_copyright_licenses, normalize)
-from placeholders import find_patterns, placeholders
+from placeholders import TAG, find_patterns, placeholders
 
 MAX_PACKAGE_BYTES = 20_000_000
 # The first corpus's packages, kept whatever their size (libreoffice-l10n-de is 30 MB).
@@ -165,8 +165,7 @@ def cleaned_pairs(messages, strict=False):
     return out
 
 
-# Markup tags (HTML, Pango, GTK) and entities: kept as the catalogs have them.
-_TAG = re.compile(r"</?[A-Za-z][\w:-]*(?:\s[^<>]*)?/?>")
+# Entities: kept as the catalogs have them, as are tags (placeholders.TAG).
 _ENTITY = re.compile(r"&(?:[A-Za-z]\w*|#\d+|#x[0-9A-Fa-f]+);")
 # Accelerator marks: GTK "_File", Qt/KDE "&File", LibreOffice "~File", each before a letter or
 # digit; "(_S)" after a label (catalogs of languages without Latin letters copied into German).
@@ -178,7 +177,7 @@ def kept_spans(s):
     """[(begin, end)] of what a message keeps untouched: protect.cc's patterns (placeholders,
     e-mail addresses, URLs, paths), markup tags and entities."""
     spans = [(b, e) for b, e, _ in find_patterns(s)]
-    spans += [m.span() for rx in (_TAG, _ENTITY) for m in rx.finditer(s)]
+    spans += [m.span() for rx in (TAG, _ENTITY) for m in rx.finditer(s)]
     return sorted(spans)
 
 
@@ -211,7 +210,7 @@ def strip_accelerators(s):
 def tags_of(s):
     """The tag names of s, sorted: "<b>x</b>" -> ["/b", "b"]."""
     return sorted(re.match(r"</?[A-Za-z][\w:-]*", m.group(0)).group(0).lstrip("<")
-                  for m in _TAG.finditer(s))
+                  for m in TAG.finditer(s))
 
 
 def keep_message(msgid, msgstr):
@@ -239,7 +238,7 @@ def training_pairs(messages):
 
 def has_kept_markup(s):
     """A message with something the model must copy: a placeholder or a markup tag."""
-    return bool(placeholders(s) or _TAG.search(s))
+    return bool(placeholders(s) or TAG.search(s))
 
 
 def gettext_source(work, held_out, single_line=()):
