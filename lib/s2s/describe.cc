@@ -46,6 +46,13 @@ void print_coverage(std::string& out, const char* side, const text::VocabCoverag
     add(out, ")");
   }
   add(out, "\n");
+  if (c.spells_everything())
+    add(out, "  %s byte fallback: yes, 256 byte pieces: any character can be spelled\n", side);
+  else if (c.byte_pieces > 0)
+    add(out, "  %s byte fallback: incomplete, %d of %d byte pieces without a vocabulary id\n",
+        side, c.missing_byte_pieces, c.byte_pieces);
+  else
+    add(out, "  %s byte fallback: no, characters without a piece become <unk>\n", side);
 }
 
 }  // namespace

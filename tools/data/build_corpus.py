@@ -8,24 +8,30 @@ Sources (see README.md next to this file for sizes and licences):
      paragraphs, bullet items and sentences where both sides cut into the same number of pieces.
   2. The Ding German-English dictionary (Debian package trans-de-en): entries, phrases and
      example sentences, aligned on the '|' and ';' separators.
-  3. German gettext catalogs (.mo) of every package that has one (gettext_catalogs.py).
+  3. German gettext catalogs (.mo) of every package that has one (gettext_catalogs.py), messages
+     kept with their placeholders and markup; the story-rich games among them (STORY) form
+     the "games" source.
   4. GNOME/MATE help pages aligned element by element with their English (help_docs.py).
   5. Debian's translated manuals and LibreOffice's help, HTML aligned block by block
      (html_docs.py).
 
 Packages are fetched with `apt-get download` into the work directory and unpacked with
-`dpkg-deb`; nothing is installed on the system.  Four held-out sets:
+`dpkg-deb`; nothing is installed on the system.  Six held-out sets:
   * test, dev: whole package descriptions (exactly as the first corpus made them, so that
     scores stay comparable);
   * test-msg: catalog messages of HELD_OUT_MSG packages, which training never sees;
-  * test-doc: help segments of HELD_OUT_DOC packages, which training never sees.
+  * test-doc: help segments of HELD_OUT_DOC packages, which training never sees;
+  * test-everyday: sentences of HELD_OUT_EVERYDAY's catalogs (a game's conversations);
+  * test-ph: messages of HELD_OUT_MSG packages with placeholders or markup, as the catalogs
+    have them.
+The first four are made exactly as for the third edition, before the new ones.
 Every training pair whose English or German side equals, or near-duplicates (common.near_key:
 same letters once case, digits, punctuation and spaces are ignored), a side of any held-out
 pair is dropped.
 
 Usage: /usr/bin/python3 tools/data/build_corpus.py [--work DIR]
-Writes DIR/{train,dev,test,test-msg,test-doc}.{en,de}, DIR/stats.json, DIR/packages.json and
-DIR/samples.tsv.
+Writes DIR/{train,dev,test,test-msg,test-doc,test-everyday,test-ph}.{en,de}, DIR/train.source,
+DIR/stats.json, DIR/packages.json and DIR/samples.tsv.
 """
 import argparse
 import glob
@@ -58,6 +64,11 @@ HELD_OUT_MSG = ["claws-mail-i18n", "deja-dup", "gnome-disk-utility", "gparted-co
                 "system-config-printer-common", "thunar-data", "transmission-gtk"]
 HELD_OUT_DOC = ["eog", "evince-common", "file-roller", "gedit-common", "gnome-calculator", "gnote",
                 "seahorse", "shotwell-common", "totem-common"]
+# Left out of training for the everyday-sentences set (test-everyday): a game of conversations
+# with its characters ("Can I help you somehow?" - "Kann ich irgendwie helfen?").
+HELD_OUT_EVERYDAY = ["freedroidrpg-data"]
+EVERYDAY_SENTENCES = 400
+MARKED_SENTENCES = 500          # test-ph: held-out messages with placeholders or markup
 
 
 # ------------------------------------------------------------------------------------------------
@@ -209,16 +220,31 @@ def split_heldout(desc):
     return sets[0], sets[1], used
 
 
-def pick_heldout(by_pkg, taken_keys, n=HELD_SENTENCES):
-    """Up to n sentence pairs from the held-out packages' pairs {pkg: [(en, de)]}: whole
-    sentences (>= 4 words, capital first, ending in . ! ?) that pass the training filters,
-    one per near-duplicate key, spread evenly over the packages (round robin over each
-    package's pairs shuffled with SEED), then shuffled."""
+def whole_sentence(en, de):
+    """>= 4 words, capital first, ending in . ! ?, passing the training filters."""
+    return (keep(en, de) and language_ok(en, de) and len(en.split()) >= 4
+            and re.match(r"^[\"'(]?[A-Z0-9]", en) is not None and en.endswith((".", "!", "?")))
+
+
+def everyday_sentence(en, de):
+    """A whole sentence of at most 25 words with nothing of a game's text markup ("[b]") or
+    placeholders, on either side."""
+    return (whole_sentence(en, de) and len(en.split()) <= 25
+            and not re.search(r"[\[\]<>{}%$\\|]", en + de))
+
+
+def marked_message(en, de):
+    """A message of >= 3 words with a placeholder or tag, passing the training filters."""
+    return keep(en, de) and language_ok(en, de) and len(en.split()) >= 3
+
+
+def pick_heldout(by_pkg, taken_keys, n=HELD_SENTENCES, accept=whole_sentence):
+    """Up to n pairs from the held-out packages' pairs {pkg: [(en, de)]} that `accept` takes
+    (whole sentences unless told), one per near-duplicate key, spread evenly over the packages
+    (round robin over each package's pairs shuffled with SEED), then shuffled."""
     pools = []
     for pkg in sorted(by_pkg):
-        cand = [(en, de) for en, de in by_pkg[pkg]
-                if keep(en, de) and language_ok(en, de) and len(en.split()) >= 4
-                and re.match(r"^[\"'(]?[A-Z0-9]", en) and en.endswith((".", "!", "?"))]
+        cand = [(en, de) for en, de in by_pkg[pkg] if accept(en, de)]
         random.Random(f"{SEED}:{pkg}").shuffle(cand)
         pools.append(cand)
     chosen, seen = [], set(taken_keys)
@@ -265,9 +291,14 @@ def main():
         sources["ding"] = ding_pairs(args.work)
     held_sets, packages = {}, {}
     if not args.no_gettext:
-        sources["gettext"], held, packages["gettext"] = gettext_catalogs.gettext_source(
-            args.work, HELD_OUT_MSG + HELD_OUT_DOC)
+        catalogs, held, marked, packages["gettext"] = gettext_catalogs.gettext_source(
+            args.work, HELD_OUT_MSG + HELD_OUT_DOC + HELD_OUT_EVERYDAY, HELD_OUT_EVERYDAY)
+        story = {f"gettext:{p}" for p in gettext_catalogs.STORY}
+        sources["gettext"] = [t for t in catalogs if t[0] not in story]
+        sources["games"] = [t for t in catalogs if t[0] in story]
         held_sets["test-msg"] = {p: v for p, v in held.items() if p in HELD_OUT_MSG}
+        held_sets["test-everyday"] = {p: v for p, v in held.items() if p in HELD_OUT_EVERYDAY}
+        held_sets["test-ph"] = {p: v for p, v in marked.items() if p in HELD_OUT_MSG}
     if not args.no_help:
         sources["help"], held, packages["help"] = help_docs.help_source(
             args.work, HELD_OUT_MSG + HELD_OUT_DOC)
@@ -278,16 +309,21 @@ def main():
     # The new test sets avoid the description sets and each other (near-duplicate keys).
     keys = {near_key(s) for pair in test + dev for s in pair}
     heldout = {"test": test, "dev": dev}
-    for name in ("test-msg", "test-doc"):
+    # The third edition's sets first, picked as they were (they stay the same lines).
+    picks = {"test-msg": (HELD_SENTENCES, whole_sentence),
+             "test-doc": (HELD_SENTENCES, whole_sentence),
+             "test-everyday": (EVERYDAY_SENTENCES, everyday_sentence),
+             "test-ph": (MARKED_SENTENCES, marked_message)}
+    for name, (n, accept) in picks.items():
         if name in held_sets:
-            heldout[name] = pick_heldout(held_sets[name], keys)
+            heldout[name] = pick_heldout(held_sets[name], keys, n, accept)
             keys |= {near_key(s) for pair in heldout[name] for s in pair}
     held = {s for pairs in heldout.values() for pair in pairs for s in pair}
     keys.discard("")
 
     # The new sources also go through the language check; descriptions and Ding keep the first
     # corpus's filters (their pairs are curated).
-    checked = {"gettext", "help", "manuals"}
+    checked = {"gettext", "games", "help", "manuals"}
     train, seen, stats, per_tag, samples = [], set(), {}, {}, []
     for name, pairs in sources.items():
         kept_pairs = []
@@ -332,7 +368,10 @@ def main():
                   "test_descriptions": len(test_md5),
                   "test-msg": len(heldout.get("test-msg", [])),
                   "test-doc": len(heldout.get("test-doc", [])),
+                  "test-everyday": len(heldout.get("test-everyday", [])),
+                  "test-ph": len(heldout.get("test-ph", [])),
                   "held_out_msg_packages": HELD_OUT_MSG, "held_out_doc_packages": HELD_OUT_DOC,
+                  "held_out_everyday_packages": HELD_OUT_EVERYDAY,
                   "train_sha1": hashlib.sha1("\n".join(e + "\t" + d for e, d in train)
                                              .encode()).hexdigest()})
     for source, rows in packages.items():

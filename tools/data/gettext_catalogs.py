@@ -15,11 +15,17 @@ import struct
 
 from common import (log, contents, package_sizes, download_debs, extract_members,
                     read_copyright_licenses, normalize)
+from placeholders import TAG, find_patterns, placeholders
 
 MAX_PACKAGE_BYTES = 20_000_000
 # The first corpus's packages, kept whatever their size (libreoffice-l10n-de is 30 MB).
 ALWAYS = ["gcc-12-locales", "gimp", "libreoffice-l10n-de", "inkscape", "vlc-l10n",
           "gnucash-common", "evolution-common", "nautilus-data"]
+# Games whose catalogs hold story, dialogue and everyday objects (general language, not
+# software), kept whatever their size: the game data of 20-380 MB comes with them.  They form
+# the corpus's "games" source.
+STORY = ["cataclysm-dda-data", "freeciv-data", "freedroidrpg-data", "naev-data",
+         "warzone2100-data", "wesnoth-1.16-data", "widelands-data"]
 _MO_PATH = r"^\S*/de(?:_DE)?/LC_MESSAGES/[^/\s]+\.mo\s"
 _PATTERNS = ["*/de/LC_MESSAGES/*.mo", "*/de_DE/LC_MESSAGES/*.mo", "./usr/share/doc/*/copyright"]
 
@@ -40,7 +46,7 @@ def select_packages(work, held_out):
     for pkg in order:
         if pkg in held_out:
             continue
-        if pkg not in ALWAYS and sizes[pkg] > MAX_PACKAGE_BYTES:
+        if pkg not in ALWAYS and pkg not in STORY and sizes[pkg] > MAX_PACKAGE_BYTES:
             continue
         new = by_pkg[pkg] - taken
         if not new:
@@ -120,11 +126,9 @@ def clean_message(s):
     return normalize(s) or None
 
 
-def catalog_pairs(root, strict=False):
-    """All cleaned (en, de) pairs of the German catalogs under one unpacked package, in sorted
-    catalog order; -> (pairs, number of catalogs).  strict (the held-out packages): messages
-    with placeholders are left out instead of cleaned, because "Could not open %s." loses a
-    word with its placeholder, which is noise in training but a wrong reference in a test."""
+def catalog_messages(root):
+    """All (msgid, msgstr) of the German catalogs under one unpacked package, in sorted catalog
+    order, translator-credit entries left out; -> (messages, number of catalogs)."""
     mos = []
     for dirpath, _, files in os.walk(root):
         for f in files:
@@ -133,38 +137,130 @@ def catalog_pairs(root, strict=False):
                 mos.append(p)
     out = []
     for mo in sorted(mos):
-        for msgid, msgstr in read_mo(mo):
-            if _SKIP_ID.match(msgid.strip()) or (strict and _PLACEHOLDER.search(msgid)):
-                continue
-            # Messages whose placeholders differ cannot be cleaned safely; the rest lose them.
-            if sorted(_PLACEHOLDER.findall(msgid)) != sorted(_PLACEHOLDER.findall(msgstr)):
-                continue
-            # GTK accelerators inside a word ("Einfache_s") are not caught by clean_message's
-            # word-start rule; when each side has exactly one "_" before a letter, both are it.
-            if (msgid.count("_") == 1 and msgstr.count("_") == 1
-                    and re.search(r"_\w", msgid) and re.search(r"_\w", msgstr)):
-                msgid, msgstr = msgid.replace("_", ""), msgstr.replace("_", "")
-            e = clean_message(drop_placeholders(msgid))
-            d = clean_message(drop_placeholders(msgstr))
-            if e and d and e != d and re.search(r"[A-Za-z]{2}", e):
-                out.append((e, d))
+        out.extend(m for m in read_mo(mo) if not _SKIP_ID.match(m[0].strip()))
     return out, len(mos)
 
 
-def gettext_source(work, held_out):
-    """-> (training pairs [(tag, en, de)], held-out pairs {pkg: [(en, de)]}, package table)."""
+def cleaned_pairs(messages, strict=False):
+    """The third edition's cleaning, kept for the held-out sets (test-msg must stay the same
+    lines): placeholders, accelerators, markup and entities out.  strict: messages with
+    placeholders are left out instead of cleaned, because "Could not open %s." loses a word with
+    its placeholder, which would be a wrong reference in a test."""
+    out = []
+    for msgid, msgstr in messages:
+        if strict and _PLACEHOLDER.search(msgid):
+            continue
+        # Messages whose placeholders differ cannot be cleaned safely; the rest lose them.
+        if sorted(_PLACEHOLDER.findall(msgid)) != sorted(_PLACEHOLDER.findall(msgstr)):
+            continue
+        # GTK accelerators inside a word ("Einfache_s") are not caught by clean_message's
+        # word-start rule; when each side has exactly one "_" before a letter, both are it.
+        if (msgid.count("_") == 1 and msgstr.count("_") == 1
+                and re.search(r"_\w", msgid) and re.search(r"_\w", msgstr)):
+            msgid, msgstr = msgid.replace("_", ""), msgstr.replace("_", "")
+        e = clean_message(drop_placeholders(msgid))
+        d = clean_message(drop_placeholders(msgstr))
+        if e and d and e != d and re.search(r"[A-Za-z]{2}", e):
+            out.append((e, d))
+    return out
+
+
+# Entities: kept as the catalogs have them, as are tags (placeholders.TAG).
+_ENTITY = re.compile(r"&(?:[A-Za-z]\w*|#\d+|#x[0-9A-Fa-f]+);")
+# Accelerator marks: GTK "_File", Qt/KDE "&File", LibreOffice "~File", each before a letter or
+# digit; "(_S)" after a label (catalogs of languages without Latin letters copied into German).
+_ACCELERATOR = {"_": re.compile(r"_(?=[^\W_])"), "&": re.compile(r"&(?=[^\W_])"),
+                "~": re.compile(r"~(?=[^\W_])")}
+
+
+def kept_spans(s):
+    """[(begin, end)] of what a message keeps untouched: protect.cc's patterns (placeholders,
+    e-mail addresses, URLs, paths), markup tags and entities."""
+    spans = [(b, e) for b, e, _ in find_patterns(s)]
+    spans += [m.span() for rx in (TAG, _ENTITY) for m in rx.finditer(s)]
+    return sorted(spans)
+
+
+def accelerator_marks(s):
+    """Offsets of the accelerator marks of s outside kept spans.  A mark is taken only when its
+    character occurs once as a mark (a label has one accelerator): "LD_LIBRARY_PATH" or
+    "Tom&Jerry&Co" hold none."""
+    if not any(c in s for c in _ACCELERATOR):
+        return []
+    spans = kept_spans(s)
+    inside = lambda i: any(b <= i < e for b, e in spans)
+    marks = []
+    for rx in _ACCELERATOR.values():
+        found = [m.start() for m in rx.finditer(s) if not inside(m.start())]
+        if len(found) == 1:
+            marks += found
+    return marks
+
+
+def strip_accelerators(s):
+    """Accelerator marks out ("_Open", "Dat_ei", "&File", "~Save", "Speichern (_S)").  They go
+    because they are no part of the text: a key hint for a menu label that each language places
+    on a letter of its own word (_File / _Datei), so the model could not learn to copy them, and
+    inside a word they would cut it into pieces the model never sees in running text."""
+    for i in sorted(accelerator_marks(s), reverse=True):
+        s = s[:i] + s[i + 1:]
+    return re.sub(r"\s*\(_\w\)$", "", s)
+
+
+def tags_of(s):
+    """The tag names of s, sorted: "<b>x</b>" -> ["/b", "b"]."""
+    return sorted(re.match(r"</?[A-Za-z][\w:-]*", m.group(0)).group(0).lstrip("<")
+                  for m in TAG.finditer(s))
+
+
+def keep_message(msgid, msgstr):
+    """(en, de) for training, placeholders, markup, entities and addresses as the catalog has
+    them, accelerator marks out; None when the sides differ in placeholders (protect.cc's rules)
+    or tags, or the message is not text."""
+    if "\n" in msgid.strip() and len(msgid) < 30:
+        return None                                  # a column of labels, not a sentence
+    if sorted(placeholders(msgid)) != sorted(placeholders(msgstr)):
+        return None
+    if tags_of(msgid) != tags_of(msgstr):
+        return None
+    e, d = normalize(strip_accelerators(msgid)), normalize(strip_accelerators(msgstr))
+    if not e or not d or e == d or not re.search(r"[A-Za-z]{2}", e):
+        return None
+    # An accelerator taken out may leave a placeholder behind: "%_name%" -> "%name%" (%n).
+    if sorted(placeholders(e)) != sorted(placeholders(msgid)):
+        return None
+    return e, d
+
+
+def training_pairs(messages):
+    return [p for p in (keep_message(e, d) for e, d in messages) if p]
+
+
+def has_kept_markup(s):
+    """A message with something the model must copy: a placeholder or a markup tag."""
+    return bool(placeholders(s) or TAG.search(s))
+
+
+def gettext_source(work, held_out, single_line=()):
+    """-> (training pairs [(tag, en, de)], held-out pairs {pkg: [(en, de)]} cleaned as the third
+    edition's test-msg, held-out pairs with placeholders or markup as the catalogs have them
+    {pkg: [(en, de)]}, package table).  The held-out pairs of the packages in single_line come
+    from one-line messages only (a game's "Title\nExplanation" is not one sentence)."""
     train_pkgs, held_pkgs, sizes = select_packages(work, set(held_out))
     log(f"gettext: {len(train_pkgs)} packages for training "
         f"({sum(sizes[p] for p in train_pkgs) / 1e6:.0f} MB), {len(held_pkgs)} held out")
     roots = fetch_catalogs(work, train_pkgs + held_pkgs)
-    train, held, table = [], {}, []
+    train, held, marked, table = [], {}, {}, []
     for pkg in sorted(roots):
-        pairs, n_mo = catalog_pairs(roots[pkg], strict=pkg in held_pkgs)
+        messages, n_mo = catalog_messages(roots[pkg])
+        if pkg in held_pkgs:
+            one_line = [m for m in messages if pkg not in single_line or "\n" not in m[0].strip()]
+            pairs = held[pkg] = cleaned_pairs(one_line, strict=True)
+            marked[pkg] = [p for p in training_pairs(messages) if has_kept_markup(p[0])]
+        else:
+            pairs = training_pairs(messages)
+            train.extend((f"gettext:{pkg}", e, d) for e, d in pairs)
         table.append({"package": pkg, "catalogs": n_mo, "pairs": len(pairs),
                       "bytes": sizes.get(pkg, 0), "held_out": pkg in held_pkgs,
                       "licence": read_copyright_licenses(roots[pkg], pkg)})
-        if pkg in held_pkgs:
-            held[pkg] = pairs
-        else:
-            train.extend((f"gettext:{pkg}", e, d) for e, d in pairs)
-    return train, held, table
+    return train, held, marked, table

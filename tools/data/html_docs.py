@@ -32,6 +32,9 @@ DOC_SETS = [
      "usr/share/doc/installation-guide-amd64/en/*.html", ("/en/", "/de/"), "sequence"),
     ("debian-handbook", "debian-handbook", "debian-handbook",
      "usr/share/doc/debian-handbook/html/en-US/*.html", ("/en-US/", "/de-DE/"), "sequence"),
+    ("developers-reference", "developers-reference", "developers-reference-de",
+     "usr/share/developers-reference/*.html",
+     ("/developers-reference/", "/developers-reference/de/"), "sequence"),
     ("libreoffice-help", "libreoffice-help-en-us", "libreoffice-help-de",
      "usr/share/libreoffice/help/en-US/text/**/*.html", ("/en-US/", "/de/"), "id"),
 ]

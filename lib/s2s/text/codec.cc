@@ -37,8 +37,11 @@ VocabCoverage vocab_coverage(const SentencePiece& spm, const Vocabulary& vocab, 
   for (int id = 0; id < spm.piece_count(); ++id) {
     if (!spm.is_text_piece(id)) continue;
     ++c.spm_pieces;
+    const bool byte = spm.is_byte_piece(id);
+    c.byte_pieces += byte;
     if (vocab.contains(spm.piece(id))) continue;
     ++c.missing;
+    c.missing_byte_pieces += byte;
     if (static_cast<int>(c.examples.size()) < max_examples) c.examples.push_back(spm.piece(id));
   }
   return c;

@@ -35,6 +35,10 @@ struct VocabCoverage {
   int spm_pieces = 0;                 // pieces encoding can produce (not control/unknown/unused)
   int missing = 0;                    // of those, pieces absent from the vocabulary
   std::vector<std::string> examples;  // the first few missing pieces, in SentencePiece id order
+  // byte_fallback: with all 256 byte pieces in the vocabulary no character is ever <unk>.
+  int byte_pieces = 0;                // of spm_pieces, byte pieces (<0x00>..<0xFF>)
+  int missing_byte_pieces = 0;        // of those, absent from the vocabulary
+  bool spells_everything() const { return byte_pieces == 256 && missing_byte_pieces == 0; }
 };
 
 VocabCoverage vocab_coverage(const SentencePiece& spm, const Vocabulary& vocab,

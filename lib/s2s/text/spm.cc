@@ -75,6 +75,8 @@ bool SentencePiece::is_text_piece(int id) const {
   return !processor_->IsControl(id) && !processor_->IsUnknown(id) && !processor_->IsUnused(id);
 }
 
+bool SentencePiece::is_byte_piece(int id) const { return processor_->IsByte(id); }
+
 int SentencePiece::eos_id() const { return processor_->eos_id(); }
 int SentencePiece::unk_id() const { return processor_->unk_id(); }
 

@@ -42,6 +42,9 @@ class SentencePiece {
   int id_of(const std::string& piece) const;  // unk_id() for unknown pieces
   // False for control (<s>, </s>), unknown and unused pieces, which encoding never produces.
   bool is_text_piece(int id) const;
+  // A byte piece (<0xE2>) of a byte_fallback model: characters without a piece of their own
+  // are spelled as their UTF-8 bytes instead of <unk>, and decoding joins the bytes again.
+  bool is_byte_piece(int id) const;
   int eos_id() const;  // -1 when the model has none
   int unk_id() const;
 
