@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iterator>
 #include <system_error>
@@ -44,7 +45,9 @@ SettingRow public_row(const pipeline::OptionRow& row) {
 }
 
 // The file this code was loaded from: libs2s.so when a program links the shared library, the
-// program itself when it links the static one (dladdr names it as it was started, or not at all).
+// program itself when it links the static one. dladdr names the program as it was started
+// (argv[0]: "s2s" when found through PATH, relative to the directory it was started from) or not
+// at all; a shared object by the path the dynamic linker opened, which always holds a '/'.
 struct Origin {
   std::string path;
   bool shared_library = false;
@@ -55,7 +58,7 @@ Origin origin_of_this_code() {
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   Dl_info info{};
   if (::dladdr(reinterpret_cast<void*>(&origin_of_this_code), &info) != 0 &&
-      info.dli_fname != nullptr && *info.dli_fname != '\0') {
+      info.dli_fname != nullptr && std::strchr(info.dli_fname, '/') != nullptr) {
     const fs::path file = fs::weakly_canonical(info.dli_fname, ec);
     if (!ec && (self.empty() || file != fs::weakly_canonical(self, ec)))
       return {file.string(), true};

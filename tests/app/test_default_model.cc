@@ -64,4 +64,16 @@ TEST_CASE("default model: the README's sentence comes out in German", "[cli][def
   CHECK(test::count_lines(result.out) == 1);
 }
 
+TEST_CASE("default model: found when s2s is started through PATH from elsewhere",
+          "[cli][default-model]") {
+  // argv[0] is then the bare name "s2s", which must not be taken for a shared library's path.
+  const std::string folder = std::filesystem::path(S2S_BINARY).parent_path().string();
+  const auto result = test::run_shell("printf 'The licence is free.\\n' | env -u S2S_MODEL PATH='" +
+                                          folder + "':\"$PATH\" s2s translate",
+                                      "/");
+  INFO(result.err);
+  CHECK(result.exit_code == 0);
+  CHECK(test::count_lines(result.out) == 1);
+}
+
 }  // namespace s2s
