@@ -120,7 +120,9 @@ void set_routes(httplib::Server& server, ServeState& state) {
     send_json(res, 200, languages(state));
   });
   server.Get("/health", [&state](const httplib::Request&, httplib::Response& res) {
-    send_json(res, 200, {{"status", "ok"}, {"queued", state.queue->queued()}});
+    const auto [batches, texts] = state.queue->batches_and_texts();
+    send_json(res, 200, {{"status", "ok"}, {"queued", state.queue->queued()},
+                         {"batches", batches}, {"texts", texts}});
   });
   server.Get("/openapi.json", [](const httplib::Request&, httplib::Response& res) {
     send_json(res, 200, openapi());

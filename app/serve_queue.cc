@@ -40,6 +40,11 @@ std::size_t BatchQueue::queued() const {
   return items_.size();
 }
 
+std::pair<std::size_t, std::size_t> BatchQueue::batches_and_texts() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return {batches_, texts_};
+}
+
 // The oldest line's group, in arrival order, up to max_batch lines; waits until the oldest line
 // has waited batch_wait or the batch is full (empty when closing with nothing queued).
 std::vector<BatchQueue::Item> BatchQueue::take_batch(std::unique_lock<std::mutex>& lock) {
@@ -87,6 +92,8 @@ void BatchQueue::work() {
     run_batch(batch);
     lock.lock();
     for (const Item& item : batch) --item.ticket->pending;
+    ++batches_;
+    texts_ += batch.size();
     done_.notify_all();
   }
 }

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "s2s/s2s.h"
@@ -47,6 +48,8 @@ class BatchQueue {
   // Until every line of `ticket` is done, or `deadline`; false on time-out.
   bool wait(const Ticket& ticket, std::chrono::steady_clock::time_point deadline);
   std::size_t queued() const;
+  // Engine calls made and the texts they held (texts / batches: how well requests are merged).
+  std::pair<std::size_t, std::size_t> batches_and_texts() const;
 
  private:
   struct Item {
@@ -64,6 +67,8 @@ class BatchQueue {
   std::condition_variable done_;
   std::deque<Item> items_;
   bool closing_ = false;
+  std::size_t batches_ = 0;
+  std::size_t texts_ = 0;
   std::vector<std::thread> workers_;
 };
 
