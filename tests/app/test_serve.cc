@@ -126,7 +126,7 @@ TEST_CASE("serve: several models chosen by language pair", "[serve]") {
   CHECK(json_of(server.post("/translate", {{"q", "Hello world."}, {"source", "en"}, {"target", "de"}}))["translatedText"] == shipped[0]);
 }
 
-TEST_CASE("serve: concurrent requests share batches; a full queue answers 503 with Retry-After", "[serve]") {
+TEST_CASE("serve: concurrent requests share batches, and a full queue answers 503 with Retry-After", "[serve]") {
   ServerProcess server({"-m", shipped_model(), "--batch-wait-ms", "400", "--max-queue", "4"});
   const json request = {{"q", "Hello world."}, {"source", "en"}, {"target", "de"}};
   std::vector<std::thread> clients;
