@@ -11,6 +11,7 @@ void set_info_command(CLI::App& app);
 void set_translate_command(CLI::App& app);
 void set_score_command(CLI::App& app);
 void set_progress_command(CLI::App& app);
+void set_serve_command(CLI::App& app);
 
 // -m/--model (also Marian's --models: a model file names its folder) into `model`, and Marian's
 // -v/--vocabs, which s2s refuses saying where it takes vocabularies from.

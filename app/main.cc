@@ -39,12 +39,13 @@ int main(int argc, char** argv) {
   s2s::app::set_score_command(app);
   s2s::app::set_info_command(app);
   s2s::app::set_progress_command(app);
+  s2s::app::set_serve_command(app);
   try {
     const auto named = [&](const CLI::App* sub) { return argc > 1 && sub->get_name() == argv[1]; };
     if (argc > 1 && argv[1][0] != '-' &&
         static_cast<const CLI::App&>(app).get_subcommands(std::function<bool(const CLI::App*)>(named)).empty())
       throw s2s::UsageError(std::string("unknown subcommand '") + argv[1] +
-                            "' (s2s has translate, score, info and progress; see s2s --help)");
+                            "' (s2s has translate, score, info, progress and serve; see s2s --help)");
     app.parse(argc, argv);  // subcommand callbacks run here
     return finish_output();
   } catch (const CLI::Success& e) {

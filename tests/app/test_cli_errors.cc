@@ -45,7 +45,7 @@ TEST_CASE("CLI errors name what they are about", "[cli]") {
   check_error(test::run_s2s("translate " + kModel + " --config '" + (dir / "none.yml").string() + "'"),
               2, "none.yml: cannot read options file: No such file or directory");
   check_error(test::run_s2s("frobnicate"), 2,
-              "s2s: error: unknown subcommand 'frobnicate' (s2s has translate, score, info and progress");
+              "s2s: error: unknown subcommand 'frobnicate' (s2s has translate, score, info, progress and serve");
   check_error(test::run_s2s("translate --frob " + kModel), 2,
               "s2s: error: unknown option --frob (see s2s translate --help)");
   check_error(test::run_s2s("score --frob " + kModel), 2, "(see s2s score --help)");

@@ -1,0 +1,244 @@
+// s2s serve: flags, the HTTP server (cpp-httplib) and its life: load the models, listen, stop on
+// SIGINT/SIGTERM (interrupt.h's watcher sets the flag; a thread here stops the listener), let
+// the requests in flight finish, exit 0. The endpoints are serve_api.cc's.
+#include <httplib.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <ctime>
+#include <fstream>
+#include <regex>
+#include <thread>
+
+#include "commands.h"
+#include "interrupt.h"
+#include "serve.h"
+#include "serve_api.h"
+#include "s2s/core/log.h"
+
+namespace s2s::app {
+
+ServedModel parse_model_spec(const std::string& spec) {
+  static const std::regex pair_given(R"(^([A-Za-z_]{2,8})-([A-Za-z_]{2,8})=(.+)$)");
+  static const std::regex pair_in_name(R"((?:^|[-_/])([a-z]{2,3})-([a-z]{2,3})/*$)");
+  std::smatch match;
+  if (std::regex_match(spec, match, pair_given)) return {match[1], match[2], match[3], nullptr};
+  if (std::regex_search(spec, match, pair_in_name)) return {match[1], match[2], spec, nullptr};
+  throw UsageError("-m " + spec + ": no language pair in the folder's name; give it as -m SRC-TGT=" + spec);
+}
+
+namespace {
+
+using nlohmann::json;
+
+// Per HTTP thread: the request's start and characters, for the access log.
+thread_local std::chrono::steady_clock::time_point request_start;
+thread_local std::size_t request_chars = 0;
+
+void send_json(httplib::Response& res, int status, const json& body) {
+  res.status = status;
+  res.set_content(body.dump(), "application/json");
+}
+
+// A JSON body, or form fields (q may repeat: a list).
+json request_fields(const httplib::Request& req) {
+  if (req.get_header_value("Content-Type").find("application/json") != std::string::npos) {
+    try {
+      return json::parse(req.body);
+    } catch (const json::exception&) {
+      throw HttpError(400, "Invalid request: the body is not valid JSON");
+    }
+  }
+  json fields = json::object();
+  for (const auto& [name, value] : req.params) {
+    if (fields.contains(name)) {
+      if (!fields[name].is_array()) fields[name] = json::array({fields[name]});
+      fields[name].push_back(value);
+    } else {
+      fields[name] = value;
+    }
+  }
+  return fields;
+}
+
+std::size_t text_chars(const json& fields, const char* name) {
+  std::size_t chars = 0;
+  if (!fields.is_object() || !fields.contains(name)) return 0;
+  const auto count = [&](const json& text) {
+    if (text.is_string()) chars += text.get<std::string>().size();
+  };
+  if (fields[name].is_array()) for (const json& text : fields[name]) count(text);
+  else count(fields[name]);
+  return chars;
+}
+
+// A POST endpoint: the fields in, the answer or {"error": ...} out.
+httplib::Server::Handler endpoint(const ServeState& state,
+                                  json (*answer)(const ServeState&, const json&), const char* text) {
+  return [&state, answer, text](const httplib::Request& req, httplib::Response& res) {
+    try {
+      const json fields = request_fields(req);
+      request_chars = text_chars(fields, text);
+      send_json(res, 200, answer(state, fields));
+    } catch (const HttpError& e) {
+      if (e.status == 503) res.set_header("Retry-After", "1");
+      send_json(res, e.status, {{"error", e.what()}});
+    } catch (const UsageError& e) {
+      send_json(res, 400, {{"error", std::string("Invalid request: ") + e.what()}});
+    } catch (const InputError& e) {
+      send_json(res, 400, {{"error", std::string("Invalid request: ") + e.what()}});
+    } catch (const std::exception& e) {
+      send_json(res, 500, {{"error", e.what()}});
+    }
+  };
+}
+
+void log_request(const httplib::Request& req, const httplib::Response& res) {
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::steady_clock::now() - request_start).count();
+  char when[32];
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  log::notice(std::string("serve: ") + when + " " + req.remote_addr + " " + req.method + " " +
+              req.path + " " + std::to_string(res.status) + " " + std::to_string(request_chars) +
+              " chars " + std::to_string(ms) + " ms");
+}
+
+void set_routes(httplib::Server& server, ServeState& state) {
+  server.set_pre_routing_handler([](const httplib::Request&, httplib::Response&) {
+    request_start = std::chrono::steady_clock::now();
+    request_chars = 0;
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+  server.Post("/translate", endpoint(state, libretranslate, "q"));
+  server.Post("/v1/translate", endpoint(state, native_translate, "text"));
+  server.Post("/v1/score", endpoint(state, native_score, "source"));
+  server.Get("/languages", [&state](const httplib::Request&, httplib::Response& res) {
+    send_json(res, 200, languages(state));
+  });
+  server.Get("/health", [&state](const httplib::Request&, httplib::Response& res) {
+    const auto [batches, texts] = state.queue->batches_and_texts();
+    send_json(res, 200, {{"status", "ok"}, {"queued", state.queue->queued()},
+                         {"batches", batches}, {"texts", texts}});
+  });
+  server.Get("/openapi.json", [](const httplib::Request&, httplib::Response& res) {
+    send_json(res, 200, openapi());
+  });
+  for (const char* path : {"/translate_file", "/detect"})
+    server.Post(path, [path](const httplib::Request&, httplib::Response& res) {
+      send_json(res, 400, {{"error", std::string(path) + " is not supported by this server (s2s serve translates text; give source)"}});
+    });
+  server.Get("/frontend/settings", [&state](const httplib::Request&, httplib::Response& res) {
+    send_json(res, 200, {{"apiKeys", !state.api_keys.empty()}, {"keyRequired", !state.api_keys.empty()},
+                         {"charLimit", state.config->max_chars}, {"filesTranslation", false},
+                         {"suggestions", false}, {"supportedFilesFormat", json::array()}});
+  });
+  // httplib's own answers (404, 413 over --max-body, 400 unreadable) in LibreTranslate's shape.
+  server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    const std::string message = res.status == 413 ? "Request body too large"
+                                : res.status == 404 ? "Not found"
+                                                    : "HTTP error " + std::to_string(res.status);
+    res.set_content(json{{"error", message}}.dump(), "application/json");
+  });
+  server.set_logger(log_request);
+}
+
+std::set<std::string> read_api_keys(const std::string& path) {
+  std::set<std::string> keys;
+  if (path.empty()) return keys;
+  std::ifstream in(path);
+  if (!in) throw UsageError("--api-keys " + path + ": cannot read the file");
+  for (std::string line; std::getline(in, line);) {
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    if (!line.empty() && line[0] != '#') keys.insert(line);
+  }
+  if (keys.empty()) throw UsageError("--api-keys " + path + ": the file holds no key");
+  return keys;
+}
+
+std::vector<ServedModel> load_models(const ServeConfig& config) {
+  std::vector<ServedModel> models;
+  for (const std::string& spec : config.models) {
+    ServedModel model = parse_model_spec(spec);
+    for (const ServedModel& other : models)
+      if (other.source == model.source && other.target == model.target)
+        throw UsageError("-m " + spec + ": " + model.source + "-" + model.target + " is served twice");
+    model.engine = std::make_unique<Engine>(model.folder, config.engine_settings);
+    models.push_back(std::move(model));
+  }
+  return models;
+}
+
+}  // namespace
+
+void serve(const ServeConfig& config) {
+  std::signal(SIGPIPE, SIG_IGN);  // a client gone: EPIPE on its socket, not the process killed
+  ServeState state;
+  state.config = &config;
+  state.api_keys = read_api_keys(config.api_keys_file);
+  std::vector<ServedModel> models = load_models(config);
+  state.models = &models;
+  httplib::Server server;
+  std::atomic<bool>& stop = stop_gracefully();  // from here a signal stops the server
+  {
+    BatchQueue queue(config.queue, config.workers);  // outlives the HTTP threads
+    state.queue = &queue;
+    const int threads = config.connections;
+    server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+    server.set_payload_max_length(config.max_body);
+    server.set_read_timeout(config.request_timeout, 0);
+    server.set_write_timeout(config.request_timeout, 0);
+    set_routes(server, state);
+    const int port = config.port == 0 ? server.bind_to_any_port(config.host)
+                                      : (server.bind_to_port(config.host, config.port) ? config.port : -1);
+    if (port < 0)
+      throw UsageError("cannot listen on " + config.host + ":" + std::to_string(config.port));
+    if (!config.port_file.empty()) std::ofstream(config.port_file) << port << '\n';
+    log::notice("serving on http://" + config.host + ":" + std::to_string(port));
+    std::thread stopper([&] {
+      while (!stop.load() && !server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      while (!stop.load() && server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      server.stop();
+    });
+    server.listen_after_bind();  // returns once stopped and every request in flight is answered
+    stop = true;
+    stopper.join();
+  }
+  log::notice("serve: stopped");
+}
+
+void set_serve_command(CLI::App& app) {
+  auto config = std::make_shared<ServeConfig>();
+  auto threads = std::make_shared<int>(0);
+  auto batch_wait_ms = std::make_shared<int>(5);
+  CLI::App* cmd = app.add_subcommand("serve", "HTTP translation server: LibreTranslate's API and a native one (docs/server.md)");
+  add_log_flag(*cmd);
+  cmd->add_option("-m,--model", config->models,
+                  "Model folder, as SRC-TGT=FOLDER or a FOLDER named ...SRC-TGT; repeat for more pairs")
+      ->required()->type_name("FOLDER");
+  cmd->add_option("--host", config->host, "Address to listen on [default: 127.0.0.1]");
+  cmd->add_option("--port", config->port, "Port (0: any free one) [default: 5000]")->check(CLI::Range(0, 65535));
+  cmd->add_option("--port-file", config->port_file, "Write the port listened on to FILE")->type_name("FILE");
+  cmd->add_option("--api-keys", config->api_keys_file,
+                  "File of API keys, one per line: /translate without one of them answers 403")->type_name("FILE");
+  cmd->add_option("--threads", *threads, "Compute threads (0: every core) [default: 0]")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--workers", config->workers, "Engine calls at a time [default: 1]")->check(CLI::Range(1, 64));
+  cmd->add_option("--connections", config->connections, "Connections served at once [default: 64]")->check(CLI::Range(1, 4096));
+  cmd->add_option("--batch-wait-ms", *batch_wait_ms, "How long a batch waits for other requests' texts [default: 5]")->check(CLI::Range(0, 10000));
+  cmd->add_option("--max-batch", config->queue.max_batch, "Most texts per batch [default: 32]")->check(CLI::Range(1, 4096));
+  cmd->add_option("--max-queue", config->queue.max_queued, "Most texts waiting; more answers 503 [default: 1024]")->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--max-body", config->max_body, "Largest request body in bytes; more answers 413 [default: 1048576]")->check(CLI::Range(1, 1 << 30));
+  cmd->add_option("--max-chars", config->max_chars, "Most characters of text per request; more answers 400 [default: 20000]")->check(CLI::Range(1, 1 << 30));
+  cmd->add_option("--request-timeout", config->request_timeout, "Seconds to read a request and to translate it [default: 60]")->check(CLI::Range(1, 3600));
+  cmd->callback([config, threads, batch_wait_ms]() {
+    config->engine_settings = {{"threads", std::to_string(*threads)}};
+    config->queue.batch_wait = std::chrono::milliseconds(*batch_wait_ms);
+    serve(*config);
+  });
+}
+
+}  // namespace s2s::app

@@ -1,0 +1,274 @@
+#include "serve_api.h"
+
+#include <chrono>
+#include <map>
+#include <memory>
+
+namespace s2s::app {
+namespace {
+
+using nlohmann::json;
+
+std::size_t code_points(const std::string& text) {
+  std::size_t n = 0;
+  for (unsigned char c : text) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+const ServedModel& model_for(const ServeState& state, const std::string& source,
+                             const std::string& target) {
+  if (source == "auto")
+    throw HttpError(400, "Invalid request: language detection (source auto) is not supported "
+                         "by this server; give the source language");
+  for (const ServedModel& model : *state.models)
+    if (model.source == source && model.target == target) return model;
+  for (const ServedModel& model : *state.models)
+    if (model.source == source) throw HttpError(400, target + " is not supported");
+  throw HttpError(400, source + " is not supported");
+}
+
+std::string required_string(const json& fields, const char* name) {
+  if (!fields.contains(name) || fields[name].is_null())
+    throw HttpError(400, std::string("Invalid request: missing ") + name + " parameter");
+  if (!fields[name].is_string())
+    throw HttpError(400, std::string("Invalid request: ") + name + " must be a string");
+  return fields[name].get<std::string>();
+}
+
+// The request's lines: a string or a list of strings, within the character limit.
+std::vector<std::string> text_lines(const ServeState& state, const json& q, const char* name) {
+  std::vector<std::string> lines;
+  if (q.is_string()) {
+    lines.push_back(q.get<std::string>());
+  } else if (q.is_array()) {
+    for (const json& item : q) {
+      if (!item.is_string())
+        throw HttpError(400, std::string("Invalid request: ") + name + " must be a string or a list of strings");
+      lines.push_back(item.get<std::string>());
+    }
+  } else {
+    throw HttpError(400, std::string("Invalid request: ") + name + " must be a string or a list of strings");
+  }
+  std::size_t chars = 0;
+  for (const std::string& line : lines) chars += code_points(line);
+  if (chars > state.config->max_chars)
+    throw HttpError(400, "Invalid request: request (" + std::to_string(chars) +
+                             ") exceeds text limit (" + std::to_string(state.config->max_chars) + ")");
+  return lines;
+}
+
+// The lines through the shared queue: 503 when it is full, 500 on the engine's error or time-out.
+std::vector<TranslationResult> translate_queued(const ServeState& state, const Engine& engine,
+                                                std::vector<std::string> lines,
+                                                const TranslationOptions& options,
+                                                const std::string& group) {
+  auto ticket = std::make_shared<Ticket>();
+  ticket->engine = &engine;
+  ticket->options = options;
+  ticket->group = group;
+  ticket->lines = std::move(lines);
+  if (ticket->lines.size() > state.config->queue.max_queued)
+    throw HttpError(413, "Invalid request: " + std::to_string(ticket->lines.size()) +
+                             " texts exceed the server's queue of " +
+                             std::to_string(state.config->queue.max_queued));
+  if (!state.queue->submit(ticket)) throw HttpError(503, "Server busy: translation queue is full");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(state.config->request_timeout);
+  if (!state.queue->wait(*ticket, deadline))
+    throw HttpError(500, "Translation took longer than " + std::to_string(state.config->request_timeout) + " s");
+  if (ticket->error) std::rethrow_exception(ticket->error);
+  return std::move(ticket->results);
+}
+
+int alternatives_asked(const json& fields) {
+  if (!fields.contains("alternatives")) return 0;
+  const json& value = fields["alternatives"];
+  int n = -1;
+  if (value.is_number_integer()) n = value.get<int>();
+  if (value.is_string()) try { n = std::stoi(value.get<std::string>()); } catch (...) {}
+  if (n < 0 || n > 16) throw HttpError(400, "Invalid request: alternatives must be an integer from 0 to 16");
+  return n;
+}
+
+const char* language_name(const std::string& code) {
+  static const std::map<std::string, const char*> names = {
+      {"ar", "Arabic"}, {"cs", "Czech"}, {"da", "Danish"}, {"de", "German"}, {"el", "Greek"},
+      {"en", "English"}, {"es", "Spanish"}, {"fi", "Finnish"}, {"fr", "French"},
+      {"hu", "Hungarian"}, {"it", "Italian"}, {"ja", "Japanese"}, {"ko", "Korean"},
+      {"nl", "Dutch"}, {"pl", "Polish"}, {"pt", "Portuguese"}, {"ro", "Romanian"},
+      {"ru", "Russian"}, {"sv", "Swedish"}, {"tr", "Turkish"}, {"uk", "Ukrainian"},
+      {"zh", "Chinese"}};
+  const auto found = names.find(code);
+  return found == names.end() ? nullptr : found->second;
+}
+
+template <class T>
+void take(const json& body, const char* name, std::optional<T>& field) {
+  if (!body.contains(name)) return;
+  try {
+    field = body[name].get<T>();
+  } catch (const json::exception&) {
+    throw HttpError(400, std::string("Invalid request: bad value for ") + name);
+  }
+}
+
+// The native request's options (the names of TranslationOptions). Settings by name are not
+// taken from clients: some of them name files on the server (glossary).
+TranslationOptions native_options(const json& body, std::size_t lines) {
+  TranslationOptions options;
+  take(body, "beam_size", options.beam_size);
+  take(body, "num_hypotheses", options.num_hypotheses);
+  take(body, "length_penalty", options.length_penalty);
+  take(body, "word_penalty", options.word_penalty);
+  take(body, "max_input_length", options.max_input_length);
+  take(body, "max_decoding_length", options.max_decoding_length);
+  take(body, "max_length_factor", options.max_length_factor);
+  take(body, "min_decoding_length", options.min_decoding_length);
+  take(body, "repetition_penalty", options.repetition_penalty);
+  take(body, "no_repeat_ngram_size", options.no_repeat_ngram_size);
+  take(body, "allow_unk", options.allow_unk);
+  take(body, "sampling_topk", options.sampling_topk);
+  take(body, "sampling_topp", options.sampling_topp);
+  take(body, "sampling_temperature", options.sampling_temperature);
+  take(body, "seed", options.seed);
+  take(body, "alignment", options.alignment);
+  take(body, "protect", options.protect);
+  take(body, "html", options.html);
+  if (body.contains("target_prefix")) {
+    if (!body["target_prefix"].is_array() || body["target_prefix"].size() != lines)
+      throw HttpError(400, "Invalid request: target_prefix must be a list of one string per text");
+    for (const json& prefix : body["target_prefix"]) {
+      if (!prefix.is_string()) throw HttpError(400, "Invalid request: target_prefix must hold strings");
+      options.target_prefix.push_back(prefix.get<std::string>());
+    }
+  }
+  return options;
+}
+
+json spans_json(const std::vector<std::pair<Span, Span>>& spans) {
+  json out = json::array();
+  for (const auto& [source, target] : spans)
+    out.push_back({{source.begin, source.end}, {target.begin, target.end}});
+  return out;
+}
+
+json hypothesis_json(const Hypothesis& h) {
+  json out = {{"text", h.text}, {"score", h.score}, {"normalized_score", h.normalized_score},
+              {"tokens", h.tokens}, {"token_scores", h.token_scores}};
+  if (!h.alignment.empty() || !h.soft_alignment.empty()) {
+    out["alignment"] = h.alignment;
+    out["word_alignment"] = h.word_alignment;
+    out["word_spans"] = spans_json(h.word_spans);
+    out["alignment_text"] = h.alignment_text;
+    if (!h.soft_alignment.empty()) out["soft_alignment"] = h.soft_alignment;
+  }
+  return out;
+}
+
+json notes_json(const LineNotes& notes) {
+  return {{"sentences", notes.sentences},           {"invalid_utf8", notes.invalid_utf8},
+          {"split_for_length", notes.split_for_length}, {"truncated", notes.truncated},
+          {"short_units", notes.short_units},       {"glossary_unmet", notes.glossary_unmet},
+          {"protected_spans", notes.protected_spans}, {"unspellable", notes.unspellable},
+          {"markup_problem", notes.markup_problem}};
+}
+
+}  // namespace
+
+json libretranslate(const ServeState& state, const json& fields) {
+  if (!state.api_keys.empty()) {
+    const bool given = fields.contains("api_key") && fields["api_key"].is_string();
+    if (!given || !state.api_keys.count(fields["api_key"].get<std::string>()))
+      throw HttpError(403, "Invalid API key");
+  }
+  if (!fields.contains("q") || fields["q"].is_null()) throw HttpError(400, "Invalid request: missing q parameter");
+  const std::string source = required_string(fields, "source");
+  const std::string target = required_string(fields, "target");
+  std::string format = "text";
+  if (fields.contains("format")) format = required_string(fields, "format");
+  if (format != "text" && format != "html")
+    throw HttpError(400, "Invalid request: format must be text or html");
+  const int alternatives = alternatives_asked(fields);
+  const ServedModel& model = model_for(state, source, target);
+  const bool batch = fields["q"].is_array();
+  TranslationOptions options;
+  options.html = format == "html";
+  if (alternatives > 0) {
+    options.num_hypotheses = alternatives + 1;
+    options.beam_size = alternatives + 1;
+  }
+  const auto results = translate_queued(state, *model.engine, text_lines(state, fields["q"], "q"), options,
+                                        "lt:" + format + ":" + std::to_string(alternatives));
+  json texts = json::array(), others = json::array();
+  for (const TranslationResult& result : results) {
+    texts.push_back(result.hypotheses.empty() ? "" : result.hypotheses.front().text);
+    json rest = json::array();
+    for (std::size_t i = 1; i < result.hypotheses.size(); ++i) rest.push_back(result.hypotheses[i].text);
+    others.push_back(rest);
+  }
+  json answer = {{"translatedText", batch ? texts : texts[0]}};
+  if (alternatives > 0) answer["alternatives"] = batch ? others : others[0];
+  return answer;
+}
+
+json languages(const ServeState& state) {
+  std::map<std::string, std::vector<std::string>> targets;
+  for (const ServedModel& model : *state.models) targets[model.source].push_back(model.target);
+  json out = json::array();
+  for (const auto& [code, to] : targets) {
+    const char* name = language_name(code);
+    out.push_back({{"code", code}, {"name", name ? name : code.c_str()}, {"targets", to}});
+  }
+  return out;
+}
+
+json native_translate(const ServeState& state, const json& body) {
+  if (!body.is_object() || !body.contains("text"))
+    throw HttpError(400, "Invalid request: missing text parameter");
+  const std::vector<std::string> lines = text_lines(state, body["text"], "text");
+  const std::string source = body.contains("source") ? required_string(body, "source") : state.models->front().source;
+  const std::string target = body.contains("target") ? required_string(body, "target") : state.models->front().target;
+  const ServedModel& model = model_for(state, source, target);
+  TranslationOptions options = native_options(body, lines.size());
+  json group = body;
+  group.erase("text");
+  group.erase("target_prefix");
+  const auto results = translate_queued(state, *model.engine, lines, options, "v1:" + group.dump());
+  json out = json::array();
+  for (const TranslationResult& result : results) {
+    json hypotheses = json::array();
+    for (const Hypothesis& h : result.hypotheses) hypotheses.push_back(hypothesis_json(h));
+    out.push_back({{"hypotheses", hypotheses}, {"notes", notes_json(result.notes)}});
+  }
+  return {{"results", out}};
+}
+
+json native_score(const ServeState& state, const json& body) {
+  if (!body.is_object() || !body.contains("source") || !body.contains("target"))
+    throw HttpError(400, "Invalid request: missing source or target parameter (lists of texts)");
+  const auto sources = text_lines(state, body["source"], "source");
+  const auto targets = text_lines(state, body["target"], "target");
+  if (sources.size() != targets.size())
+    throw HttpError(400, "Invalid request: source and target must have as many texts");
+  const std::string from = body.contains("source_lang") ? required_string(body, "source_lang") : state.models->front().source;
+  const std::string to = body.contains("target_lang") ? required_string(body, "target_lang") : state.models->front().target;
+  const ServedModel& model = model_for(state, from, to);
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (std::size_t i = 0; i < sources.size(); ++i) pairs.emplace_back(sources[i], targets[i]);
+  ScoringOptions options;
+  take(body, "length_penalty", options.length_penalty);
+  take(body, "alignment", options.alignment);
+  json out = json::array();
+  for (const ScoringResult& r : model.engine->score_batch(pairs, options)) {
+    json one = {{"score", r.score}, {"normalized_score", r.normalized_score}, {"tokens", r.tokens},
+                {"token_scores", r.token_scores}};
+    if (!r.alignment.empty()) {
+      one["alignment"] = r.alignment;
+      one["word_alignment"] = r.word_alignment;
+      one["word_spans"] = spans_json(r.word_spans);
+    }
+    out.push_back(one);
+  }
+  return {{"results", out}};
+}
+
+}  // namespace s2s::app

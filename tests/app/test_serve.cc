@@ -1,0 +1,193 @@
+// `s2s serve` over real HTTP on a loopback port: LibreTranslate's calls, the native endpoints
+// against the CLI's output, several models, limits, overload, API keys, SIGTERM under load.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <csignal>
+#include <fstream>
+#include <sstream>
+
+#include "serve_runner.h"
+
+using nlohmann::json;
+using s2s::test::json_of;
+using s2s::test::ServerProcess;
+using s2s::test::shipped_model;
+
+namespace {
+
+const std::string fixture_model = std::string(S2S_TEST_DATA) + "/models/marian-postnorm-swish-tiedall";
+
+// The CLI's best translation of each line.
+std::vector<std::string> cli_lines(const std::string& args, const std::string& input) {
+  const auto run = s2s::test::run_s2s(args, input);
+  REQUIRE(run.exit_code == 0);
+  std::vector<std::string> lines;
+  std::istringstream in(run.out);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
+TEST_CASE("serve: LibreTranslate's /translate with a string, a list, form fields, html and alternatives", "[serve]") {
+  ServerProcess server({"-m", shipped_model()});
+  const auto expected = cli_lines("translate -m '" + shipped_model() + "'", "Hello world.\nGood morning.\n");
+
+  auto one = server.post("/translate", {{"q", "Hello world."}, {"source", "en"}, {"target", "de"}});
+  REQUIRE(one);
+  CHECK(one->status == 200);
+  CHECK(json_of(one) == json{{"translatedText", expected[0]}});
+
+  auto list = server.post("/translate", {{"q", {"Hello world.", "Good morning."}}, {"source", "en"}, {"target", "de"}});
+  CHECK(json_of(list)["translatedText"] == json(expected));
+
+  httplib::Params form = {{"q", "Hello world."}, {"source", "en"}, {"target", "de"}, {"alternatives", "2"}};
+  auto alternatives = server.client().Post("/translate", form);
+  REQUIRE(alternatives->status == 200);
+  const json answer = json_of(alternatives);
+  CHECK(answer["translatedText"] == expected[0]);
+  REQUIRE(answer["alternatives"].size() == 2);
+  CHECK(answer["alternatives"][0] != answer["translatedText"]);
+
+  auto html = server.post("/translate", {{"q", "<b>Hello</b> world."}, {"source", "en"}, {"target", "de"}, {"format", "html"}});
+  const std::string text = json_of(html)["translatedText"];
+  CHECK(text.find("<b>") != std::string::npos);
+  CHECK(text.find("</b>") != std::string::npos);
+
+  auto languages = server.client().Get("/languages");
+  CHECK(json_of(languages) == json::parse(R"([{"code":"en","name":"English","targets":["de"]}])"));
+  CHECK(json_of(server.client().Get("/health"))["status"] == "ok");
+  CHECK(json_of(server.client().Get("/openapi.json")).contains("paths"));
+}
+
+TEST_CASE("serve: bad fields answer LibreTranslate's {\"error\"} with 400 and the server keeps serving", "[serve]") {
+  ServerProcess server({"-m", shipped_model(), "--max-body", "2000", "--max-chars", "100"});
+  const auto status_and_error = [&](const httplib::Result& r) {
+    REQUIRE(r);
+    return std::make_pair(r->status, json_of(r)["error"].get<std::string>());
+  };
+  CHECK(status_and_error(server.post("/translate", {{"source", "en"}, {"target", "de"}})) ==
+        std::make_pair(400, std::string("Invalid request: missing q parameter")));
+  CHECK(status_and_error(server.post("/translate", {{"q", "x"}, {"target", "de"}})).second ==
+        "Invalid request: missing source parameter");
+  CHECK(status_and_error(server.post("/translate", {{"q", "x"}, {"source", "en"}, {"target", "fr"}})) ==
+        std::make_pair(400, std::string("fr is not supported")));
+  CHECK(status_and_error(server.post("/translate", {{"q", "x"}, {"source", "auto"}, {"target", "de"}})).first == 400);
+  CHECK(status_and_error(server.post("/translate", {{"q", {1, 2}}, {"source", "en"}, {"target", "de"}})).first == 400);
+  CHECK(status_and_error(server.post("/translate", {{"q", "x"}, {"source", "en"}, {"target", "de"}, {"format", "pdf"}})).first == 400);
+  CHECK(status_and_error(server.post("/translate", {{"q", "x"}, {"source", "en"}, {"target", "de"}, {"alternatives", "many"}})).first == 400);
+  CHECK(status_and_error(server.client().Post("/translate", "{\"q\": ", "application/json")).first == 400);
+  CHECK(status_and_error(server.post("/translate", {{"q", std::string(150, 'a')}, {"source", "en"}, {"target", "de"}})) ==
+        std::make_pair(400, std::string("Invalid request: request (150) exceeds text limit (100)")));
+  CHECK(status_and_error(server.post("/translate", {{"q", std::string(5000, 'a')}, {"source", "en"}, {"target", "de"}})).first == 413);
+  CHECK(status_and_error(server.client().Post("/translate_file", "", "text/plain")).first == 400);
+  auto fine = server.post("/translate", {{"q", "Hello world."}, {"source", "en"}, {"target", "de"}});
+  CHECK(fine->status == 200);
+}
+
+TEST_CASE("serve: /v1/translate and /v1/score give the CLI's texts and scores", "[serve]") {
+  ServerProcess server({"-m", shipped_model()});
+  const std::string input = "Hello world.\nThe licence is free.\n";
+  const auto nbest = cli_lines("translate -m '" + shipped_model() + "' --n-best", input);
+  auto answer = server.post("/v1/translate", {{"text", {"Hello world.", "The licence is free."}}, {"num_hypotheses", 4}});
+  REQUIRE(answer->status == 200);
+  const json results = json_of(answer)["results"];
+  REQUIRE(results.size() == 2);
+  std::size_t row = 0;
+  for (std::size_t line = 0; line < 2; ++line)
+    for (const json& h : results[line]["hypotheses"]) {
+      REQUIRE(row < nbest.size());
+      // "0 ||| text ||| F0= score ||| normalized"
+      const std::string& cli = nbest[row++];
+      const auto first = cli.find(" ||| "), second = cli.find(" ||| ", first + 5);
+      CHECK(cli.substr(0, first) == std::to_string(line));
+      CHECK(cli.substr(first + 5, second - first - 5) == h["text"].get<std::string>());
+      const float f0 = std::stof(cli.substr(second + 9));
+      CHECK(h["score"].get<float>() == Approx(f0).margin(1e-4));
+      CHECK(h["token_scores"].size() == h["tokens"].size());
+    }
+  CHECK(row == nbest.size());
+
+  const auto scores = cli_lines("score -m '" + shipped_model() + "'", "Hello world.\tHallo Welt.\nGood.\tGut.\n");
+  auto scored = server.post("/v1/score", {{"source", {"Hello world.", "Good."}}, {"target", {"Hallo Welt.", "Gut."}}});
+  REQUIRE(scored->status == 200);
+  const json pairs = json_of(scored)["results"];
+  REQUIRE(pairs.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) CHECK(pairs[i]["score"].get<float>() == Approx(std::stof(scores[i])).margin(1e-4));
+}
+
+TEST_CASE("serve: several models chosen by language pair", "[serve]") {
+  ServerProcess server({"-m", shipped_model(), "-m", "en-xx=" + fixture_model});
+  CHECK(json_of(server.client().Get("/languages"))[0]["targets"] == json{"de", "xx"});
+  const auto fixture = cli_lines("translate -m '" + fixture_model + "'", "Hello world.\n");
+  const auto shipped = cli_lines("translate -m '" + shipped_model() + "'", "Hello world.\n");
+  CHECK(json_of(server.post("/translate", {{"q", "Hello world."}, {"source", "en"}, {"target", "xx"}}))["translatedText"] == fixture[0]);
+  CHECK(json_of(server.post("/translate", {{"q", "Hello world."}, {"source", "en"}, {"target", "de"}}))["translatedText"] == shipped[0]);
+}
+
+TEST_CASE("serve: concurrent requests share batches, and a full queue answers 503 with Retry-After", "[serve]") {
+  ServerProcess server({"-m", shipped_model(), "--batch-wait-ms", "400", "--max-queue", "4"});
+  const json request = {{"q", "Hello world."}, {"source", "en"}, {"target", "de"}};
+  std::vector<std::thread> clients;
+  std::atomic<int> ok{0};
+  for (int i = 0; i < 4; ++i)
+    clients.emplace_back([&] { if (server.post("/translate", request)->status == 200) ++ok; });
+  // The four texts wait for their batch: the queue is full.
+  for (int i = 0; i < 100 && json_of(server.client().Get("/health"))["queued"] != 4; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  auto refused = server.post("/translate", request);
+  CHECK(refused->status == 503);
+  CHECK(refused->get_header_value("Retry-After") == "1");
+  CHECK(json_of(refused).contains("error"));
+  for (std::thread& t : clients) t.join();
+  CHECK(ok == 4);
+  const json health = json_of(server.client().Get("/health"));
+  CHECK(health["texts"] == 4);
+  CHECK(health["batches"] == 1);  // four requests, one engine call
+}
+
+TEST_CASE("serve: --api-keys refuses /translate without a listed key (403)", "[serve]") {
+  const auto keys = s2s::test::temp_dir("serve-keys") / "keys";
+  std::ofstream(keys) << "# keys\nsecret\n";
+  ServerProcess server({"-m", shipped_model(), "--api-keys", keys.string()});
+  json request = {{"q", "Hello"}, {"source", "en"}, {"target", "de"}};
+  auto none = server.post("/translate", request);
+  CHECK(none->status == 403);
+  CHECK(json_of(none)["error"] == "Invalid API key");
+  request["api_key"] = "wrong";
+  CHECK(server.post("/translate", request)->status == 403);
+  request["api_key"] = "secret";
+  CHECK(server.post("/translate", request)->status == 200);
+}
+
+TEST_CASE("serve: SIGTERM under load answers every accepted request completely and exits 0", "[serve]") {
+  ServerProcess server({"-m", shipped_model()});
+  const std::string expected = cli_lines("translate -m '" + shipped_model() + "'", "The licence is free.\n")[0];
+  std::atomic<bool> stop{false};
+  std::atomic<int> answered{0}, wrong{0};
+  std::vector<std::thread> clients;
+  for (int i = 0; i < 8; ++i)
+    clients.emplace_back([&] {
+      while (!stop) {
+        auto r = server.post("/translate", {{"q", "The licence is free."}, {"source", "en"}, {"target", "de"}});
+        if (!r) return;  // refused: the server stopped accepting
+        if (r->status == 200 && json_of(r)["translatedText"] == expected) ++answered;
+        else ++wrong;
+      }
+    });
+  while (answered < 10) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  server.process().send_signal(SIGTERM);
+  const int exit_code = server.process().wait();
+  stop = true;
+  for (std::thread& t : clients) t.join();
+  CHECK(exit_code == 0);
+  CHECK(wrong == 0);
+  CHECK(server.process().err().find("serve: stopped") != std::string::npos);
+}
+
+TEST_CASE("serve: a model folder without a language pair is a usage error", "[serve]") {
+  const auto run = s2s::test::run_s2s("serve -m '" + fixture_model + "' --port 0");
+  CHECK(run.exit_code == 2);
+  CHECK(run.err.find("give it as -m SRC-TGT=") != std::string::npos);
+}
