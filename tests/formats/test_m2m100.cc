@@ -10,6 +10,7 @@
 
 #include "app/cli_runner.h"
 #include "fixtures.h"
+#include "formats/m2m100_goldens.h"
 #include "s2s/formats/detect.h"
 #include "s2s/pipeline/languages.h"
 #include "s2s/pipeline/translator.h"
@@ -21,18 +22,12 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-constexpr double kScoreTolerance = 1e-4;  // relative, on float32 sums of log-probabilities
-
 std::string model_dir(const std::string& name) { return test::data_path("models/" + name); }
 
 std::shared_ptr<const model::Model> load(const std::string& name) {
   return formats::load_model(model_dir(name));
 }
 
-json golden_translations(const std::string& name) {
-  std::ifstream in(test::data_path("golden/" + name + ".translate.json"));
-  return json::parse(in);
-}
 
 // A copy of a fixture folder to break.
 fs::path copy_of(const std::string& name, const test::TempDir& tmp) {
@@ -65,30 +60,7 @@ std::string load_error(const fs::path& folder) {
 TEST_CASE("NLLB-200 and M2M-100 translate as the reference does, language tokens placed",
           "[formats][m2m100][parity]") {
   const char* name = GENERATE("hf-nllb-tied", "hf-nllb-sharded-untied-legacy", "hf-m2m100-tied");
-  const auto model = load(name);
-  std::size_t compared = 0;
-  for (const json& run : golden_translations(name)) {
-    pipeline::TranslateOptions options;
-    options.search.beam_size = run["beam_size"].get<dim_t>();
-    options.search.allow_unk = true;  // HF does not suppress <unk> (the model's own setting)
-    options.protect = false;          // the reference reads the text as it is
-    pipeline::choose_languages(*model, run["source_lang"], run["target_lang"], options);
-    INFO(name << ": " << run["source_lang"] << " -> " << run["target_lang"] << ", beam "
-              << options.search.beam_size << ": " << run["source"]);
-    // The source as the tokenizer builds it ([lang] text </s>, or legacy text </s> [lang]).
-    CHECK(model->codec().encode_source(options.target_label + " " + run["source"].get<std::string>()) ==
-          run["source_ids"].get<std::vector<std::int32_t>>());
-    const pipeline::Translator translator(model, options);
-    const auto result = translator.translate({run["source"].get<std::string>()});
-    REQUIRE(result.size() == 1);
-    const search::Hypothesis& best = result[0].hypotheses.at(0);
-    CHECK(best.ids == run["ids"].get<std::vector<std::int32_t>>());
-    CHECK(std::abs(best.score - run["score"].get<double>()) <=
-          kScoreTolerance * std::max(1.0, std::abs(run["score"].get<double>())));
-    CHECK(model->codec().decode_target(best.ids) == run["text"].get<std::string>());
-    ++compared;
-  }
-  CHECK(compared >= 4);
+  test::check_golden_translations(load(name), name);
 }
 
 TEST_CASE("language codes: the family's, ISO 639-1 where it is unambiguous, close codes otherwise",
@@ -119,7 +91,7 @@ TEST_CASE("language codes: the family's, ISO 639-1 where it is unambiguous, clos
 TEST_CASE("NLLB-200 / M2M-100 translate from the command line with --source-lang --target-lang",
           "[formats][m2m100][cli]") {
   const std::string m = "-m '" + model_dir("hf-nllb-tied") + "'";
-  const json run = golden_translations("hf-nllb-tied")[0];  // eng_Latn -> deu_Latn, greedy
+  const json run = test::golden_translations("hf-nllb-tied")[0];  // eng_Latn -> deu_Latn, greedy
   const auto ok = test::run_s2s("translate -b 1 --source-lang en --target-lang de " + m,
                                 run["source"].get<std::string>() + "\n");
   INFO(ok.err);
@@ -140,10 +112,6 @@ TEST_CASE("NLLB-200 / M2M-100 translate from the command line with --source-lang
                                         model_dir("marian-postnorm-swish-tiedall") + "'", "x\n");
   CHECK(marian.exit_code == 2);
   CHECK(marian.err.find("--source-lang: only NLLB-200 and M2M-100") != std::string::npos);
-
-  const auto score = test::run_s2s("score " + m, "a\tb\n");
-  CHECK(score.exit_code == 2);
-  CHECK(score.err.find("language tokens") != std::string::npos);
 
   const test::TempDir tmp("m2m100");
   const std::string glossary = tmp.write("terms.tsv", "license\tLizenz\n");

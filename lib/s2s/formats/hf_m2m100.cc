@@ -31,8 +31,7 @@ model::ModelConfig m2m100_config(const json& c, const fs::path& path,
                                  std::vector<std::string>& problems) {
   model::ModelConfig m;
   m.architecture = "transformer (Hugging Face M2M-100 / NLLB-200)";
-  m.alignment_note = "M2M-100 and NLLB-200 were trained without guided alignment: no attention "
-                     "head of theirs is an alignment";
+  m.alignment_note = kFairseqNoAlignment;
   for (const char* key : kForeignKeys)
     if (c.contains(key))
       problems.push_back(std::string("'") + key + "' is not a setting of model_type m2m_100");
@@ -195,6 +194,21 @@ bool looks_like_hf_m2m100(const fs::path& folder) {
   } catch (const std::exception&) {
     return false;  // the Hugging Face MarianMT reader names the problem
   }
+}
+
+text::LanguageTokens converted_languages(const fs::path& folder, const text::Vocabulary& vocab,
+                                         const fs::path& spm_path) {
+  std::vector<std::string> tokens;
+  for (int id = 0; id < vocab.size(); ++id) tokens.push_back(vocab.piece(id));
+  std::optional<text::SentencePiece> spm;
+  if (!spm_path.empty()) spm = text::SentencePiece::load(spm_path.string());
+  text::LanguageTokens languages =
+      text::languages_in_vocabulary(tokens, [&](const std::string& token) {
+        return spm && spm->is_text_piece(spm->id_of(token));
+      });
+  languages.source_after_eos = languages.family == text::LanguageFamily::nllb &&
+                               tokenizer_settings(folder).value("legacy_behaviour", false);
+  return languages;
 }
 
 ModelParts read_hf_m2m100(const fs::path& folder) {

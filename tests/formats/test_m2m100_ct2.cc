@@ -1,0 +1,132 @@
+// CTranslate2 conversions of NLLB-200 and M2M-100 (formats/ct2.h with hf_m2m100.h
+// converted_languages), written by tools/fixtures/make_m2m100_ct2_fixtures.py in the converter's
+// layout from the Hugging Face fixtures: the same logits and token-identical greedy and beam-4
+// translations as the folder each came from (the numpy reference's goldens of that folder), the
+// int8 conversion against the reference run on its dequantised weights, and the languages read
+// from shared_vocabulary.json.
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "app/cli_runner.h"
+#include "fixtures.h"
+#include "formats/m2m100_goldens.h"
+#include "model/golden.h"
+#include "s2s/formats/detect.h"
+#include "s2s/pipeline/languages.h"
+#include "s2s/pipeline/translator.h"
+#include "test_utils.h"
+
+namespace s2s {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr double kTolerance = 1e-4;  // relative, on float32 logits
+
+std::string model_dir(const std::string& name) { return test::data_path("models/" + name); }
+
+}  // namespace
+
+TEST_CASE("CTranslate2 conversions of NLLB-200 / M2M-100 translate as their Hugging Face folders",
+          "[formats][m2m100][ct2][parity]") {
+  const auto [ct2, hf] = GENERATE(std::pair{"ct2-nllb-tied", "hf-nllb-tied"},
+                                  std::pair{"ct2-nllb-untied-legacy", "hf-nllb-sharded-untied-legacy"},
+                                  std::pair{"ct2-m2m100-tied", "hf-m2m100-tied"},
+                                  std::pair{"ct2-nllb-int8", "ct2-nllb-int8"});
+  const auto model = formats::load_model(model_dir(ct2));
+  INFO(ct2);
+  CHECK(model->info().format == "ctranslate2");
+  CHECK(model->config().add_source_eos);  // the tokenizer's </s>, which CTranslate2 users pass
+  CHECK(model->config().alignment_layer < 0);
+  test::check_golden_translations(model, hf);
+}
+
+TEST_CASE("CTranslate2 conversions of NLLB-200 / M2M-100: logits of the folder they came from",
+          "[formats][m2m100][ct2][parity]") {
+  const auto [ct2, hf] = GENERATE(std::pair{"ct2-nllb-tied", "hf-nllb-tied"},
+                                  std::pair{"ct2-nllb-untied-legacy", "hf-nllb-sharded-untied-legacy"},
+                                  std::pair{"ct2-m2m100-tied", "hf-m2m100-tied"});
+  const auto model = formats::load_model(model_dir(ct2));
+  const test::Golden golden(hf);
+  const Tensor src_ids = golden.get("src_ids");
+  const std::vector<std::int32_t> src_lengths = test::lengths_of(golden.get("src_lengths"));
+  model::EncoderOutput encoded = model->encoder().forward(src_ids, src_lengths);
+  Tensor logits;
+  model->decoder().forward_all(encoded, golden.get("tgt_ids"), logits);
+  const Tensor expected = golden.get("forward_all_logits");
+  // Steps past a target's length are padding: zero in the golden, zeroed here.
+  const std::vector<std::int32_t> tgt_lengths = test::lengths_of(golden.get("tgt_lengths"));
+  const dim_t steps = logits.dim(1), vocab = logits.dim(2);
+  for (dim_t b = 0; b < logits.dim(0); ++b)
+    std::fill(logits.data<float>() + (b * steps + tgt_lengths[b]) * vocab,
+              logits.data<float>() + (b + 1) * steps * vocab, 0.0f);
+  const double worst = test::compare(logits, expected).max_rel_error;
+  INFO(ct2 << " against the reference of " << hf << ": max rel error " << worst);
+  CHECK(worst <= kTolerance);
+}
+
+TEST_CASE("CTranslate2 conversions of NLLB-200 / M2M-100: languages from shared_vocabulary.json",
+          "[formats][m2m100][ct2]") {
+  const auto nllb = formats::load_model(model_dir("ct2-nllb-tied"));
+  const text::LanguageTokens& n = nllb->codec().languages();
+  CHECK(n.family == text::LanguageFamily::nllb);
+  CHECK(n.tokens.size() == 202);
+  CHECK(!n.source_after_eos);
+  CHECK(n.resolve("de", "--target-lang") == "deu_Latn");
+  CHECK(nllb->config().architecture == "transformer (CTranslate2 conversion of NLLB-200)");
+  // legacy_behaviour from the tokenizer_config.json copied beside model.bin.
+  CHECK(formats::load_model(model_dir("ct2-nllb-untied-legacy"))->codec().languages().source_after_eos);
+  const auto m2m = formats::load_model(model_dir("ct2-m2m100-tied"));
+  CHECK(m2m->codec().languages().family == text::LanguageFamily::m2m100);
+  CHECK(m2m->codec().languages().tokens.size() == 100);
+  CHECK(m2m->codec().languages().resolve("de", "--target-lang") == "__de__");
+  // A CTranslate2 model without language tokens keeps its own rules.
+  const auto onmt = test::load_fixture(test::fixture_named("ct2-onmt-abspos"));
+  CHECK(onmt->codec().languages().empty());
+  CHECK(!onmt->config().add_source_eos);
+}
+
+TEST_CASE("CTranslate2 NLLB-200 folder with shared_vocabulary.txt, as older converters wrote it",
+          "[formats][m2m100][ct2]") {
+  const test::TempDir tmp("m2m100_ct2");
+  const fs::path folder = tmp.dir / "ct2-nllb-tied";
+  fs::copy(model_dir("ct2-nllb-tied"), folder);
+  json tokens;
+  {
+    std::ifstream in(folder / "shared_vocabulary.json");
+    tokens = json::parse(in);
+  }
+  fs::remove(folder / "shared_vocabulary.json");
+  {
+    std::ofstream out(folder / "shared_vocabulary.txt");
+    for (const json& token : tokens) out << token.get<std::string>() << "\n";
+  }
+  const auto model = formats::load_model(folder.string());
+  CHECK(model->codec().languages().tokens.size() == 202);
+  test::check_golden_translations(model, "hf-nllb-tied");
+}
+
+TEST_CASE("CTranslate2 NLLB-200 folder translates from the command line with its languages",
+          "[formats][m2m100][ct2][cli]") {
+  const std::string m = "-m '" + model_dir("ct2-nllb-tied") + "'";
+  const json run = test::golden_translations("hf-nllb-tied")[0];  // eng_Latn -> deu_Latn, greedy
+  const auto ok = test::run_s2s("translate -b 1 --source-lang eng_Latn --target-lang deu_Latn " + m,
+                                run["source"].get<std::string>() + "\n");
+  INFO(ok.err);
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.out == run["text"].get<std::string>() + "\n");
+  const auto missing = test::run_s2s("translate --source-lang eng_Latn " + m, "x\n");
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err.find("--target-lang") != std::string::npos);
+  const auto info = test::run_s2s("info " + m);
+  CHECK(info.exit_code == 0);
+  CHECK(info.out.find("format: ctranslate2\n") != std::string::npos);
+  CHECK(info.out.find("languages (--source-lang, --target-lang; 202, source token first): ace_Arab") !=
+        std::string::npos);
+  CHECK(info.out.find("word alignment (--alignment): not available: M2M-100 and NLLB-200") !=
+        std::string::npos);
+}
+
+}  // namespace s2s
