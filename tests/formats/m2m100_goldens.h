@@ -11,6 +11,7 @@
 #include <string>
 
 #include "fixtures.h"
+#include "model/golden.h"
 #include "s2s/pipeline/languages.h"
 #include "s2s/pipeline/translator.h"
 #include "test_utils.h"
@@ -49,6 +50,25 @@ inline void check_golden_translations(const std::shared_ptr<const model::Model>&
     ++compared;
   }
   CHECK(compared >= 4);
+}
+
+// The largest relative error of the model's teacher-forced logits on golden/<golden>.npz's pairs
+// against the reference's (forward_all_logits), as compare(actual, expected, scale_fraction)
+// measures it: its default as the parity tests use it, 1.0 norm-wise (max |a - b| / max |b|).
+inline double golden_logits_error(const model::Model& model, const std::string& golden,
+                                  double scale_fraction = 1e-2) {
+  const Golden g(golden);
+  const model::EncoderOutput encoded =
+      model.encoder().forward(g.get("src_ids"), lengths_of(g.get("src_lengths")));
+  Tensor logits;
+  model.decoder().forward_all(encoded, g.get("tgt_ids"), logits);
+  // Steps past a target's length are padding: zero in the golden, zeroed here.
+  const std::vector<std::int32_t> lengths = lengths_of(g.get("tgt_lengths"));
+  const dim_t steps = logits.dim(1), vocab = logits.dim(2);
+  for (dim_t b = 0; b < logits.dim(0); ++b)
+    std::fill(logits.data<float>() + (b * steps + lengths[b]) * vocab,
+              logits.data<float>() + (b + 1) * steps * vocab, 0.0f);
+  return compare(logits, g.get("forward_all_logits"), scale_fraction).max_rel_error;
 }
 
 }  // namespace s2s::test

@@ -48,21 +48,7 @@ TEST_CASE("CTranslate2 conversions of NLLB-200 / M2M-100: logits of the folder t
   const auto [ct2, hf] = GENERATE(std::pair{"ct2-nllb-tied", "hf-nllb-tied"},
                                   std::pair{"ct2-nllb-untied-legacy", "hf-nllb-sharded-untied-legacy"},
                                   std::pair{"ct2-m2m100-tied", "hf-m2m100-tied"});
-  const auto model = formats::load_model(model_dir(ct2));
-  const test::Golden golden(hf);
-  const Tensor src_ids = golden.get("src_ids");
-  const std::vector<std::int32_t> src_lengths = test::lengths_of(golden.get("src_lengths"));
-  model::EncoderOutput encoded = model->encoder().forward(src_ids, src_lengths);
-  Tensor logits;
-  model->decoder().forward_all(encoded, golden.get("tgt_ids"), logits);
-  const Tensor expected = golden.get("forward_all_logits");
-  // Steps past a target's length are padding: zero in the golden, zeroed here.
-  const std::vector<std::int32_t> tgt_lengths = test::lengths_of(golden.get("tgt_lengths"));
-  const dim_t steps = logits.dim(1), vocab = logits.dim(2);
-  for (dim_t b = 0; b < logits.dim(0); ++b)
-    std::fill(logits.data<float>() + (b * steps + tgt_lengths[b]) * vocab,
-              logits.data<float>() + (b + 1) * steps * vocab, 0.0f);
-  const double worst = test::compare(logits, expected).max_rel_error;
+  const double worst = test::golden_logits_error(*formats::load_model(model_dir(ct2)), hf);
   INFO(ct2 << " against the reference of " << hf << ": max rel error " << worst);
   CHECK(worst <= kTolerance);
 }
