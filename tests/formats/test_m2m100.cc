@@ -144,6 +144,13 @@ TEST_CASE("broken NLLB-200 / M2M-100 folders give one-line errors naming the fil
               [](json& c) { c["added_tokens_decoder"] = {{"200", {{"content", "deu_Latn"}}}}; });
     CHECK(load_error(f).find("tokenizer_config.json: added token") != std::string::npos);
   }
+  SECTION("a language token the tokenizer files do not list") {
+    const fs::path f = copy_of("hf-nllb-tied", tmp);
+    edit_json(f / "tokenizer_config.json",
+              [](json& c) { c["added_tokens_decoder"] = {{"364", {{"content", "xyz_Latn"}}}}; });
+    CHECK(load_error(f).find("tokenizer_config.json: added token 'xyz_Latn' (id 364) is none of "
+                             "the tokenizer's tokens") != std::string::npos);
+  }
   SECTION("a shard index naming a tensor its shard lacks") {
     const fs::path f = copy_of("hf-nllb-sharded-untied-legacy", tmp);
     edit_json(f / "model.safetensors.index.json", [](json& c) {

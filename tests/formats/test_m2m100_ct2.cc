@@ -5,6 +5,7 @@
 // int8 conversion against the reference run on its dequantised weights, and the languages read
 // from shared_vocabulary.json.
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -113,6 +114,93 @@ TEST_CASE("CTranslate2 NLLB-200 folder translates from the command line with its
         std::string::npos);
   CHECK(info.out.find("word alignment (--alignment): not available: M2M-100 and NLLB-200") !=
         std::string::npos);
+}
+
+namespace {
+
+// A copy of a fixture folder to break.
+fs::path broken_copy(const std::string& name, const test::TempDir& tmp) {
+  const fs::path to = tmp.dir / name;
+  fs::copy(model_dir(name), to);
+  return to;
+}
+
+void edit_json(const fs::path& file, const std::function<void(json&)>& change) {
+  json j;
+  {
+    std::ifstream in(file);
+    j = json::parse(in);
+  }
+  change(j);
+  std::ofstream(file) << j.dump(2);
+}
+
+// Overwrites the value of model.bin's scalar variable `name` (rank 0: name, NUL, rank byte,
+// dtype byte, u32 byte count, value) with `bytes`.
+void patch_scalar(const fs::path& bin, const std::string& name, const std::string& bytes) {
+  std::string data = test::read_file(bin);
+  const std::size_t at = data.find(name + std::string(1, '\0'));
+  REQUIRE(at != std::string::npos);
+  data.replace(at + name.size() + 1 + 1 + 1 + 4, bytes.size(), bytes);
+  std::ofstream(bin, std::ios::binary) << data;
+}
+
+std::string load_error(const fs::path& folder) {
+  try {
+    formats::load_model(folder.string());
+  } catch (const ModelError& e) {
+    CHECK(std::string(e.what()).find('\n') == std::string::npos);
+    return e.what();
+  }
+  return "(loaded)";
+}
+
+}  // namespace
+
+TEST_CASE("broken CTranslate2 NLLB-200 / M2M-100 folders give one-line errors naming the file",
+          "[formats][m2m100][ct2]") {
+  const test::TempDir tmp("m2m100_ct2");
+  SECTION("a vocabulary with more tokens than the embeddings have rows") {
+    const fs::path f = broken_copy("ct2-nllb-tied", tmp);
+    edit_json(f / "shared_vocabulary.json", [](json& v) { v.push_back("madeupword0"); });
+    CHECK(load_error(f).find("shared_vocabulary.json: 365 tokens, but the encoder embeddings of "
+                             "model.bin have 364 rows") != std::string::npos);
+  }
+  SECTION("a vocabulary with fewer") {
+    const fs::path f = broken_copy("ct2-m2m100-tied", tmp);
+    edit_json(f / "shared_vocabulary.json", [](json& v) { v.erase(v.end() - 1); });
+    CHECK(load_error(f).find("shared_vocabulary.json: 268 tokens, but the encoder embeddings") !=
+          std::string::npos);
+  }
+  SECTION("a language of the copied tokenizer files missing from the vocabulary") {
+    const fs::path f = broken_copy("ct2-nllb-untied-legacy", tmp);
+    edit_json(f / "shared_vocabulary.json", [](json& v) {
+      for (json& token : v)
+        if (token == "zul_Latn") token = "madeupword9";
+    });
+    CHECK(load_error(f).find("shared_vocabulary.json: no token 'zul_Latn', which the tokenizer "
+                             "files' additional_special_tokens name") != std::string::npos);
+  }
+  SECTION("a config.json setting the family's conversions do not have") {
+    const fs::path f = broken_copy("ct2-nllb-tied", tmp);
+    edit_json(f / "config.json", [](json& c) { c["add_source_bos"] = true; });
+    CHECK(load_error(f).find("config.json: add_source_bos true is not supported") != std::string::npos);
+  }
+  SECTION("an embedding scale that is neither sqrt(d_model) nor 1") {
+    const fs::path f = broken_copy("ct2-nllb-tied", tmp);
+    const float three = 3.0f;
+    patch_scalar(f / "model.bin", "decoder/scale_embeddings",
+                 std::string(reinterpret_cast<const char*>(&three), sizeof three));
+    const std::string e = load_error(f);
+    CHECK(e.find("model.bin: unsupported model: decoder/scale_embeddings 3.000000 (s2s scales "
+                 "embeddings by sqrt(16) or not at all)") != std::string::npos);
+  }
+  SECTION("the flag of a spec this family does not use") {
+    const fs::path f = broken_copy("ct2-nllb-tied", tmp);
+    patch_scalar(f / "model.bin", "decoder/alibi", std::string(1, '\1'));
+    CHECK(load_error(f).find("model.bin: unsupported model: decoder/alibi is not supported") !=
+          std::string::npos);
+  }
 }
 
 }  // namespace s2s

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <fstream>
 #include <set>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 #include "s2s/core/problems.h"
@@ -177,7 +178,6 @@ model::ModelConfig ct2_config(const Ct2ModelFile& f, const nlohmann::json& cfg) 
       problems.push_back(std::string(flag) + " is not supported");
   if (f.contains("encoder/embeddings_1/weight"))
     problems.push_back("source features are not supported");
-  if (cfg.value("add_source_bos", false)) problems.push_back("add_source_bos is not supported");
   c.add_source_eos = cfg.value("add_source_eos", false);
   throw_if_problems<ModelError>(path + ": unsupported model", problems);
   return c;
@@ -313,13 +313,37 @@ FolderFiles find_text_files(const fs::path& folder, const SpmPaths& spm) {
   return files;
 }
 
+// The converter writes one token per embedding row (model_spec.py register_vocabulary; the
+// spec's vocabulary size is the embedding's rows): any other count means the files do not belong
+// together. Loaded whole, not cut to the rows as Marian's --dim-vocabs would.
+std::unique_ptr<text::TextCodec> checked_codec(const ModelParts& parts) {
+  ModelParts whole;
+  whole.source = parts.source;
+  whole.target = parts.target;
+  whole.config.source_vocab_size = whole.config.target_vocab_size = 0;
+  std::unique_ptr<text::TextCodec> codec = load_codec(whole);
+  for (const auto& [vocab, rows, embedding] :
+       {std::tuple{&codec->source_vocab(), parts.config.source_vocab_size, "encoder"},
+        std::tuple{&codec->target_vocab(), parts.config.target_vocab_size, "decoder"}})
+    if (vocab->size() != rows)
+      throw ModelError(vocab->path() + ": " + std::to_string(vocab->size()) + " tokens, but the " +
+                       embedding + " embeddings of model.bin have " + std::to_string(rows) +
+                       " rows (a CTranslate2 vocabulary has one token per row)");
+  return codec;
+}
+
+// config.json settings s2s does not follow.
+void check_ct2_settings(const nlohmann::json& cfg, const fs::path& path) {
+  if (cfg.value("add_source_bos", false))
+    throw ModelError(path.string() + ": add_source_bos true is not supported");
+}
+
 // NLLB-200 / M2M-100 conversions: their vocabulary holds the language tokens
 // (hf_m2m100.h converted_languages). The codec then places the source token and appends </s> as
 // the family's tokenizer does: the converter writes add_source_eos false, because CTranslate2
 // users pass the tokenizer's tokens, </s> and the language token included.
 void add_languages(const fs::path& folder, ModelParts& parts) {
   if (parts.source.vocab != parts.target.vocab) return;  // the family's vocabulary is shared
-  parts.codec = load_codec(parts);
   text::LanguageTokens languages =
       converted_languages(folder, parts.codec->target_vocab(), parts.target.spm);
   if (languages.empty()) return;
@@ -382,6 +406,8 @@ ModelParts read_ct2(const fs::path& folder, const SpmPaths& spm, LoadFor purpose
     parts.config.decoder_start_id = -1;
   else
     parts.decoder_start_token = cfg.value("decoder_start_token", std::string("<s>"));
+  check_ct2_settings(cfg, folder / "config.json");
+  parts.codec = checked_codec(parts);
   add_languages(folder, parts);
 
   model::ModelInfo& info = parts.info;

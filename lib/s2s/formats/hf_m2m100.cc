@@ -149,7 +149,11 @@ void check_added_tokens(const json& settings, const text::Vocabulary& vocab, con
   if (it == settings.end() || !it->is_object()) return;
   for (const auto& [id, token] : it->items()) {
     const std::string content = token.is_object() ? token.value("content", std::string()) : "";
-    if (content.empty() || !vocab.contains(content) || std::to_string(vocab.id_of(content)) != id)
+    if (!content.empty() && !vocab.contains(content))
+      throw ModelError((folder / "tokenizer_config.json").string() + ": added token '" + content +
+                       "' (id " + id + ") is none of the tokenizer's tokens (a language token "
+                       "missing from additional_special_tokens?)");
+    if (content.empty() || std::to_string(vocab.id_of(content)) != id)
       throw ModelError((folder / "tokenizer_config.json").string() + ": added token " +
                        token.dump() + " has id " + id + ", not the id its tokenizer gives it");
   }
@@ -206,8 +210,15 @@ text::LanguageTokens converted_languages(const fs::path& folder, const text::Voc
       text::languages_in_vocabulary(tokens, [&](const std::string& token) {
         return spm && spm->is_text_piece(spm->id_of(token));
       });
+  // Tokenizer files copied beside model.bin name the languages the vocabulary must have.
+  const json settings = tokenizer_settings(folder);
+  if (settings.contains("additional_special_tokens"))
+    for (const std::string& token : nllb_tokens(settings))
+      if (!vocab.contains(token))
+        throw ModelError(vocab.path() + ": no token '" + token + "', which the tokenizer files' "
+                         "additional_special_tokens name (a language the model cannot have)");
   languages.source_after_eos = languages.family == text::LanguageFamily::nllb &&
-                               tokenizer_settings(folder).value("legacy_behaviour", false);
+                               settings.value("legacy_behaviour", false);
   return languages;
 }
 
