@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -17,6 +19,18 @@
 #include "test_utils.h"
 
 namespace s2s::test {
+
+// Rewrites a JSON file of a folder copy (broken-folder tests).
+inline void edit_json(const std::filesystem::path& file,
+                      const std::function<void(nlohmann::json&)>& change) {
+  nlohmann::json j;
+  {
+    std::ifstream in(file);
+    j = nlohmann::json::parse(in);
+  }
+  change(j);
+  std::ofstream(file) << j.dump(2);
+}
 
 inline nlohmann::json golden_translations(const std::string& name) {
   std::ifstream in(data_path("golden/" + name + ".translate.json"));

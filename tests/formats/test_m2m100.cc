@@ -36,16 +36,6 @@ fs::path copy_of(const std::string& name, const test::TempDir& tmp) {
   return to;
 }
 
-void edit_json(const fs::path& file, const std::function<void(json&)>& change) {
-  json j;
-  {
-    std::ifstream in(file);
-    j = json::parse(in);
-  }
-  change(j);
-  std::ofstream(file) << j.dump(2);
-}
-
 std::string load_error(const fs::path& folder) {
   try {
     formats::load_model(folder.string());
@@ -126,34 +116,34 @@ TEST_CASE("broken NLLB-200 / M2M-100 folders give one-line errors naming the fil
   const test::TempDir tmp("m2m100");
   SECTION("vocab_size smaller than the tokenizer") {
     const fs::path f = copy_of("hf-nllb-tied", tmp);
-    edit_json(f / "config.json", [](json& c) { c["vocab_size"] = 300; });
+    test::edit_json(f / "config.json", [](json& c) { c["vocab_size"] = 300; });
     const std::string e = load_error(f);
     CHECK(e.find("config.json: vocab_size 300 is smaller than the tokenizer's 364 tokens") !=
           std::string::npos);
   }
   SECTION("a config key M2M-100 does not have") {
     const fs::path f = copy_of("hf-m2m100-tied", tmp);
-    edit_json(f / "config.json", [](json& c) { c["normalize_before"] = false; });
+    test::edit_json(f / "config.json", [](json& c) { c["normalize_before"] = false; });
     const std::string e = load_error(f);
     CHECK(e.find("config.json: unsupported model") != std::string::npos);
     CHECK(e.find("'normalize_before' is not a setting of model_type m2m_100") != std::string::npos);
   }
   SECTION("a language token numbered otherwise than the tokenizer numbers it") {
     const fs::path f = copy_of("hf-nllb-tied", tmp);
-    edit_json(f / "tokenizer_config.json",
+    test::edit_json(f / "tokenizer_config.json",
               [](json& c) { c["added_tokens_decoder"] = {{"200", {{"content", "deu_Latn"}}}}; });
     CHECK(load_error(f).find("tokenizer_config.json: added token") != std::string::npos);
   }
   SECTION("a language token the tokenizer files do not list") {
     const fs::path f = copy_of("hf-nllb-tied", tmp);
-    edit_json(f / "tokenizer_config.json",
+    test::edit_json(f / "tokenizer_config.json",
               [](json& c) { c["added_tokens_decoder"] = {{"364", {{"content", "xyz_Latn"}}}}; });
     CHECK(load_error(f).find("tokenizer_config.json: added token 'xyz_Latn' (id 364) is none of "
                              "the tokenizer's tokens") != std::string::npos);
   }
   SECTION("a shard index naming a tensor its shard lacks") {
     const fs::path f = copy_of("hf-nllb-sharded-untied-legacy", tmp);
-    edit_json(f / "model.safetensors.index.json", [](json& c) {
+    test::edit_json(f / "model.safetensors.index.json", [](json& c) {
       json& shard = c["weight_map"]["lm_head.weight"];
       shard = shard == "model-00001-of-00002.safetensors" ? "model-00002-of-00002.safetensors"
                                                           : "model-00001-of-00002.safetensors";
@@ -168,7 +158,7 @@ TEST_CASE("broken NLLB-200 / M2M-100 folders give one-line errors naming the fil
   }
   SECTION("an untied output without lm_head.weight") {
     const fs::path f = copy_of("hf-nllb-tied", tmp);
-    edit_json(f / "config.json", [](json& c) { c["tie_word_embeddings"] = false; });
+    test::edit_json(f / "config.json", [](json& c) { c["tie_word_embeddings"] = false; });
     CHECK(load_error(f).find("lm_head.weight") != std::string::npos);
   }
 }

@@ -125,16 +125,6 @@ fs::path broken_copy(const std::string& name, const test::TempDir& tmp) {
   return to;
 }
 
-void edit_json(const fs::path& file, const std::function<void(json&)>& change) {
-  json j;
-  {
-    std::ifstream in(file);
-    j = json::parse(in);
-  }
-  change(j);
-  std::ofstream(file) << j.dump(2);
-}
-
 // Overwrites the value of model.bin's scalar variable `name` (rank 0: name, NUL, rank byte,
 // dtype byte, u32 byte count, value) with `bytes`.
 void patch_scalar(const fs::path& bin, const std::string& name, const std::string& bytes) {
@@ -162,19 +152,19 @@ TEST_CASE("broken CTranslate2 NLLB-200 / M2M-100 folders give one-line errors na
   const test::TempDir tmp("m2m100_ct2");
   SECTION("a vocabulary with more tokens than the embeddings have rows") {
     const fs::path f = broken_copy("ct2-nllb-tied", tmp);
-    edit_json(f / "shared_vocabulary.json", [](json& v) { v.push_back("madeupword0"); });
+    test::edit_json(f / "shared_vocabulary.json", [](json& v) { v.push_back("madeupword0"); });
     CHECK(load_error(f).find("shared_vocabulary.json: 365 tokens, but the encoder embeddings of "
                              "model.bin have 364 rows") != std::string::npos);
   }
   SECTION("a vocabulary with fewer") {
     const fs::path f = broken_copy("ct2-m2m100-tied", tmp);
-    edit_json(f / "shared_vocabulary.json", [](json& v) { v.erase(v.end() - 1); });
+    test::edit_json(f / "shared_vocabulary.json", [](json& v) { v.erase(v.end() - 1); });
     CHECK(load_error(f).find("shared_vocabulary.json: 268 tokens, but the encoder embeddings") !=
           std::string::npos);
   }
   SECTION("a language of the copied tokenizer files missing from the vocabulary") {
     const fs::path f = broken_copy("ct2-nllb-untied-legacy", tmp);
-    edit_json(f / "shared_vocabulary.json", [](json& v) {
+    test::edit_json(f / "shared_vocabulary.json", [](json& v) {
       for (json& token : v)
         if (token == "zul_Latn") token = "madeupword9";
     });
@@ -183,7 +173,7 @@ TEST_CASE("broken CTranslate2 NLLB-200 / M2M-100 folders give one-line errors na
   }
   SECTION("a config.json setting the family's conversions do not have") {
     const fs::path f = broken_copy("ct2-nllb-tied", tmp);
-    edit_json(f / "config.json", [](json& c) { c["add_source_bos"] = true; });
+    test::edit_json(f / "config.json", [](json& c) { c["add_source_bos"] = true; });
     CHECK(load_error(f).find("config.json: add_source_bos true is not supported") != std::string::npos);
   }
   SECTION("an embedding scale that is neither sqrt(d_model) nor 1") {
