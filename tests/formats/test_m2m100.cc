@@ -102,13 +102,6 @@ TEST_CASE("NLLB-200 / M2M-100 translate from the command line with --source-lang
                                         model_dir("marian-postnorm-swish-tiedall") + "'", "x\n");
   CHECK(marian.exit_code == 2);
   CHECK(marian.err.find("--source-lang: only NLLB-200 and M2M-100") != std::string::npos);
-
-  const test::TempDir tmp("m2m100");
-  const std::string glossary = tmp.write("terms.tsv", "license\tLizenz\n");
-  const auto terms = test::run_s2s("translate --source-lang en --target-lang de --glossary '" +
-                                       glossary + "' " + m, "the license\n");
-  CHECK(terms.exit_code == 2);
-  CHECK(terms.err.find("target-language token") != std::string::npos);
 }
 
 TEST_CASE("broken NLLB-200 / M2M-100 folders give one-line errors naming the file",

@@ -9,6 +9,7 @@
 
 #include "app/cli_runner.h"
 #include "fixtures.h"
+#include "s2s/batch/batch.h"
 #include "formats/m2m100_goldens.h"
 #include "model/golden.h"
 #include "s2s/formats/detect.h"
@@ -162,6 +163,40 @@ TEST_CASE("NLLB-200: every sentence of a line gets both language tokens", "[form
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(r.out == a["text"].get<std::string>() + " " + b["text"].get<std::string>() + "\n");
+}
+
+TEST_CASE("--glossary on NLLB-200 / M2M-100: the terms placed after the target-language token",
+          "[formats][m2m100][cli]") {
+  const test::TempDir tmp("m2m100_use");
+  const std::string terms = tmp.write("terms.tsv", "license\tLizenz\n");
+  for (const char* name : {"hf-nllb-tied", "ct2-m2m100-tied"}) {
+    const std::string args = std::string(" --source-lang en --target-lang de ") + model_arg(name);
+    const auto plain = test::run_s2s("translate" + args, "the license\n");
+    const auto r = test::run_s2s("translate --format jsonl --glossary '" + terms + "'" + args,
+                                 "the license\n");
+    INFO(name << ": " << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(plain.out.find("Lizenz") == std::string::npos);  // the term is the glossary's doing
+    const json out = json::parse(r.out);
+    const std::string translation = out["translation"];
+    CHECK(translation.find("Lizenz") != std::string::npos);
+    // Each token's score is the model's log-probability of it after </s> and the forced
+    // target-language token (teacher-forced here): the terms did not displace that token.
+    const auto model = formats::load_model(model_dir(name));
+    const text::LanguageTokens& languages = model->codec().languages();
+    const text::Vocabulary& vocab = model->codec().target_vocab();
+    std::vector<std::int32_t> target = {vocab.id_of(languages.resolve("de", "--target-lang"))};
+    for (const json& token : out["tokens"]) target.push_back(vocab.id_of(token.get<std::string>()));
+    const batch::Batch source = batch::make_batch(
+        {model->codec().encode_source(languages.resolve("en", "--source-lang") + " the license")});
+    const model::EncoderOutput encoded = model->encoder().forward(source.ids, source.lengths);
+    Tensor log_probs;
+    model->decoder().target_log_probs(encoded, batch::make_batch({target}).ids, log_probs);
+    const auto token_scores = out["token_scores"].get<std::vector<double>>();
+    REQUIRE(token_scores.size() + 1 == target.size());
+    for (std::size_t t = 0; t < token_scores.size(); ++t)
+      CHECK(close(log_probs.data<float>()[t + 1], token_scores[t]));
+  }
 }
 
 TEST_CASE("s2s info describes NLLB-200 / M2M-100: family, languages, sizes", "[formats][m2m100][cli]") {
