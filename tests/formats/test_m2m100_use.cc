@@ -120,7 +120,7 @@ TEST_CASE("s2s score on NLLB-200 takes --source-lang / --target-lang", "[formats
   CHECK(marian.err.find("NLLB-200 and M2M-100 models only") != std::string::npos);
 }
 
-TEST_CASE("--alignment on NLLB-200 / M2M-100: refused, saying the models have no alignment head",
+TEST_CASE("alignment (--alignment) on NLLB-200 / M2M-100: refused, saying the models have no alignment head",
           "[formats][m2m100][cli]") {
   for (const char* name : {"hf-nllb-tied", "ct2-m2m100-tied"}) {
     const std::string langs = std::string(" --source-lang en --target-lang de ") + model_arg(name);
@@ -165,7 +165,7 @@ TEST_CASE("NLLB-200: every sentence of a line gets both language tokens", "[form
   CHECK(r.out == a["text"].get<std::string>() + " " + b["text"].get<std::string>() + "\n");
 }
 
-TEST_CASE("--glossary on NLLB-200 / M2M-100: the terms placed after the target-language token",
+TEST_CASE("glossary (--glossary) on NLLB-200 / M2M-100: the terms placed after the target-language token",
           "[formats][m2m100][cli]") {
   const test::TempDir tmp("m2m100_use");
   const std::string terms = tmp.write("terms.tsv", "license\tLizenz\n");
