@@ -15,6 +15,7 @@
 #include "s2s/formats/detect.h"
 #include "s2s/pipeline/languages.h"
 #include "s2s/pipeline/scorer.h"
+#include "s2s/s2s.h"
 #include "test_utils.h"
 
 namespace s2s {
@@ -118,6 +119,24 @@ TEST_CASE("s2s score on NLLB-200 takes --source-lang / --target-lang", "[formats
                                     "a\tb\n");
   CHECK(marian.exit_code == 2);
   CHECK(marian.err.find("NLLB-200 and M2M-100 models only") != std::string::npos);
+}
+
+TEST_CASE("the library's Engine scores NLLB-200 with its languages, as s2s score does",
+          "[formats][m2m100][score]") {
+  const std::vector<std::string> sources = golden_lines("hf-nllb-tied", "sources");
+  const std::pair<std::string, std::string> pair{sources[1].substr(sources[1].find(' ') + 1),
+                                                 golden_lines("hf-nllb-tied", "targets")[1]};
+  const auto model = formats::load_model(model_dir("hf-nllb-tied"));
+  pipeline::ScoreSettings settings;
+  settings.source_lang = "eng_Latn";
+  settings.target_lang = "deu_Latn";
+  pipeline::apply_languages(*model, settings);
+  const pipeline::PairScore expected = pipeline::Scorer(model, settings.score).score({pair})[0];
+  const Engine engine(model_dir("hf-nllb-tied"), {{"source-lang", "en"}, {"target-lang", "de"}});
+  const std::vector<ScoringResult> got = engine.score_batch({pair});
+  REQUIRE(got.size() == 1);
+  CHECK(close(got[0].score, expected.score));
+  CHECK(got[0].token_scores.size() == expected.token_scores.size());
 }
 
 TEST_CASE("alignment (--alignment) on NLLB-200 / M2M-100: refused, saying the models have no alignment head",
