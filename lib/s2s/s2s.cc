@@ -367,10 +367,10 @@ TranslationResult Engine::translate_tokens(const std::string& line, const TokenC
 std::vector<ScoringResult> Engine::score_batch(
     const std::vector<std::pair<std::string, std::string>>& pairs,
     const ScoringOptions& options) const {
-  if (pipeline::has_language_tokens(*impl_->model))  // docs/models.md
-    throw UsageError("score does not place NLLB-200 / M2M-100 language tokens yet: its scores "
-                     "would not be the model's");
   pipeline::ScoreOptions score_options;
+  // NLLB-200 / M2M-100: the engine's languages, placed as translation places them.
+  score_options.source_label = impl_->settings.translate.target_label;
+  score_options.target_start = impl_->settings.translate.target_start;
   score_options.normalize = options.length_penalty.value_or(impl_->settings.translate.search.normalize);
   score_options.batch_size = impl_->settings.translate.batch_size;
   score_options.batch_tokens = impl_->settings.translate.batch_tokens;

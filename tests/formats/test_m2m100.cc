@@ -10,6 +10,7 @@
 
 #include "app/cli_runner.h"
 #include "fixtures.h"
+#include "formats/m2m100_goldens.h"
 #include "s2s/formats/detect.h"
 #include "s2s/pipeline/languages.h"
 #include "s2s/pipeline/translator.h"
@@ -21,34 +22,18 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-constexpr double kScoreTolerance = 1e-4;  // relative, on float32 sums of log-probabilities
-
 std::string model_dir(const std::string& name) { return test::data_path("models/" + name); }
 
 std::shared_ptr<const model::Model> load(const std::string& name) {
   return formats::load_model(model_dir(name));
 }
 
-json golden_translations(const std::string& name) {
-  std::ifstream in(test::data_path("golden/" + name + ".translate.json"));
-  return json::parse(in);
-}
 
 // A copy of a fixture folder to break.
 fs::path copy_of(const std::string& name, const test::TempDir& tmp) {
   const fs::path to = tmp.dir / name;
   fs::copy(model_dir(name), to, fs::copy_options::recursive);
   return to;
-}
-
-void edit_json(const fs::path& file, const std::function<void(json&)>& change) {
-  json j;
-  {
-    std::ifstream in(file);
-    j = json::parse(in);
-  }
-  change(j);
-  std::ofstream(file) << j.dump(2);
 }
 
 std::string load_error(const fs::path& folder) {
@@ -65,30 +50,7 @@ std::string load_error(const fs::path& folder) {
 TEST_CASE("NLLB-200 and M2M-100 translate as the reference does, language tokens placed",
           "[formats][m2m100][parity]") {
   const char* name = GENERATE("hf-nllb-tied", "hf-nllb-sharded-untied-legacy", "hf-m2m100-tied");
-  const auto model = load(name);
-  std::size_t compared = 0;
-  for (const json& run : golden_translations(name)) {
-    pipeline::TranslateOptions options;
-    options.search.beam_size = run["beam_size"].get<dim_t>();
-    options.search.allow_unk = true;  // HF does not suppress <unk> (the model's own setting)
-    options.protect = false;          // the reference reads the text as it is
-    pipeline::choose_languages(*model, run["source_lang"], run["target_lang"], options);
-    INFO(name << ": " << run["source_lang"] << " -> " << run["target_lang"] << ", beam "
-              << options.search.beam_size << ": " << run["source"]);
-    // The source as the tokenizer builds it ([lang] text </s>, or legacy text </s> [lang]).
-    CHECK(model->codec().encode_source(options.target_label + " " + run["source"].get<std::string>()) ==
-          run["source_ids"].get<std::vector<std::int32_t>>());
-    const pipeline::Translator translator(model, options);
-    const auto result = translator.translate({run["source"].get<std::string>()});
-    REQUIRE(result.size() == 1);
-    const search::Hypothesis& best = result[0].hypotheses.at(0);
-    CHECK(best.ids == run["ids"].get<std::vector<std::int32_t>>());
-    CHECK(std::abs(best.score - run["score"].get<double>()) <=
-          kScoreTolerance * std::max(1.0, std::abs(run["score"].get<double>())));
-    CHECK(model->codec().decode_target(best.ids) == run["text"].get<std::string>());
-    ++compared;
-  }
-  CHECK(compared >= 4);
+  test::check_golden_translations(load(name), name);
 }
 
 TEST_CASE("language codes: the family's, ISO 639-1 where it is unambiguous, close codes otherwise",
@@ -119,7 +81,7 @@ TEST_CASE("language codes: the family's, ISO 639-1 where it is unambiguous, clos
 TEST_CASE("NLLB-200 / M2M-100 translate from the command line with --source-lang --target-lang",
           "[formats][m2m100][cli]") {
   const std::string m = "-m '" + model_dir("hf-nllb-tied") + "'";
-  const json run = golden_translations("hf-nllb-tied")[0];  // eng_Latn -> deu_Latn, greedy
+  const json run = test::golden_translations("hf-nllb-tied")[0];  // eng_Latn -> deu_Latn, greedy
   const auto ok = test::run_s2s("translate -b 1 --source-lang en --target-lang de " + m,
                                 run["source"].get<std::string>() + "\n");
   INFO(ok.err);
@@ -140,17 +102,6 @@ TEST_CASE("NLLB-200 / M2M-100 translate from the command line with --source-lang
                                         model_dir("marian-postnorm-swish-tiedall") + "'", "x\n");
   CHECK(marian.exit_code == 2);
   CHECK(marian.err.find("--source-lang: only NLLB-200 and M2M-100") != std::string::npos);
-
-  const auto score = test::run_s2s("score " + m, "a\tb\n");
-  CHECK(score.exit_code == 2);
-  CHECK(score.err.find("language tokens") != std::string::npos);
-
-  const test::TempDir tmp("m2m100");
-  const std::string glossary = tmp.write("terms.tsv", "license\tLizenz\n");
-  const auto terms = test::run_s2s("translate --source-lang en --target-lang de --glossary '" +
-                                       glossary + "' " + m, "the license\n");
-  CHECK(terms.exit_code == 2);
-  CHECK(terms.err.find("target-language token") != std::string::npos);
 }
 
 TEST_CASE("broken NLLB-200 / M2M-100 folders give one-line errors naming the file",
@@ -158,27 +109,34 @@ TEST_CASE("broken NLLB-200 / M2M-100 folders give one-line errors naming the fil
   const test::TempDir tmp("m2m100");
   SECTION("vocab_size smaller than the tokenizer") {
     const fs::path f = copy_of("hf-nllb-tied", tmp);
-    edit_json(f / "config.json", [](json& c) { c["vocab_size"] = 300; });
+    test::edit_json(f / "config.json", [](json& c) { c["vocab_size"] = 300; });
     const std::string e = load_error(f);
     CHECK(e.find("config.json: vocab_size 300 is smaller than the tokenizer's 364 tokens") !=
           std::string::npos);
   }
   SECTION("a config key M2M-100 does not have") {
     const fs::path f = copy_of("hf-m2m100-tied", tmp);
-    edit_json(f / "config.json", [](json& c) { c["normalize_before"] = false; });
+    test::edit_json(f / "config.json", [](json& c) { c["normalize_before"] = false; });
     const std::string e = load_error(f);
     CHECK(e.find("config.json: unsupported model") != std::string::npos);
     CHECK(e.find("'normalize_before' is not a setting of model_type m2m_100") != std::string::npos);
   }
   SECTION("a language token numbered otherwise than the tokenizer numbers it") {
     const fs::path f = copy_of("hf-nllb-tied", tmp);
-    edit_json(f / "tokenizer_config.json",
+    test::edit_json(f / "tokenizer_config.json",
               [](json& c) { c["added_tokens_decoder"] = {{"200", {{"content", "deu_Latn"}}}}; });
     CHECK(load_error(f).find("tokenizer_config.json: added token") != std::string::npos);
   }
+  SECTION("a language token the tokenizer files do not list") {
+    const fs::path f = copy_of("hf-nllb-tied", tmp);
+    test::edit_json(f / "tokenizer_config.json",
+              [](json& c) { c["added_tokens_decoder"] = {{"364", {{"content", "xyz_Latn"}}}}; });
+    CHECK(load_error(f).find("tokenizer_config.json: added token 'xyz_Latn' (id 364) is none of "
+                             "the tokenizer's tokens") != std::string::npos);
+  }
   SECTION("a shard index naming a tensor its shard lacks") {
     const fs::path f = copy_of("hf-nllb-sharded-untied-legacy", tmp);
-    edit_json(f / "model.safetensors.index.json", [](json& c) {
+    test::edit_json(f / "model.safetensors.index.json", [](json& c) {
       json& shard = c["weight_map"]["lm_head.weight"];
       shard = shard == "model-00001-of-00002.safetensors" ? "model-00002-of-00002.safetensors"
                                                           : "model-00001-of-00002.safetensors";
@@ -193,7 +151,7 @@ TEST_CASE("broken NLLB-200 / M2M-100 folders give one-line errors naming the fil
   }
   SECTION("an untied output without lm_head.weight") {
     const fs::path f = copy_of("hf-nllb-tied", tmp);
-    edit_json(f / "config.json", [](json& c) { c["tie_word_embeddings"] = false; });
+    test::edit_json(f / "config.json", [](json& c) { c["tie_word_embeddings"] = false; });
     CHECK(load_error(f).find("lm_head.weight") != std::string::npos);
   }
 }

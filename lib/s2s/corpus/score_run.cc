@@ -218,9 +218,7 @@ RunResult score(const ScoreJob& job, const RunControl& control) {
   const std::string model_dir = model_folder(job.settings, config_notes);
   const auto model = formats::load_model(
       model_dir, formats::SpmPaths{s.source_spm, s.target_spm}, s.precision);
-  if (pipeline::has_language_tokens(*model))  // docs/models.md
-    throw UsageError("score does not place NLLB-200 / M2M-100 language tokens yet: its scores "
-                     "would not be the model's");
+  pipeline::apply_languages(*model, s);  // NLLB-200 / M2M-100 language tokens (docs/models.md)
   pipeline::ScoreFormatter formatter(
       model->codec(), {s.format, s.word_scores, !job.nbest.empty(), s.n_best_feature, s.summary,
                        s.score.alignment});

@@ -1,11 +1,14 @@
 #include "s2s/formats/ct2.h"
 
+#include <cmath>
 #include <fstream>
 #include <set>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 #include "s2s/core/problems.h"
 #include "s2s/formats/ct2_model.h"
+#include "s2s/formats/hf_m2m100.h"
 
 namespace s2s::formats {
 namespace fs = std::filesystem;
@@ -99,6 +102,23 @@ dim_t count_layers(const Ct2ModelFile& f, const std::string& stack) {
   return n;
 }
 
+// `<stack>/scale_embeddings`: a flag (missing = set: × sqrt(D)), or the factor itself, which the
+// Transformers converter stores (embed_scale: sqrt(d_model), or 1.0 without scale_embedding);
+// transformer.cc build_embeddings_scale reads both.
+bool scales_embeddings(const Ct2ModelFile& f, const std::string& stack, dim_t d_model,
+                       std::vector<std::string>& problems) {
+  const std::string name = stack + "/scale_embeddings";
+  if (!f.contains(name) || std::string(f.dtype_name(name)) == "int8")
+    return f.read_bool(name).value_or(true);
+  const float scale = *f.read_float(name);
+  const float root = std::sqrt(static_cast<float>(d_model));
+  if (scale == 1.0f) return false;
+  if (std::abs(scale - root) <= 1e-6f * root) return true;
+  problems.push_back(name + " " + std::to_string(scale) + " (s2s scales embeddings by sqrt(" +
+                     std::to_string(d_model) + ") or not at all)");
+  return true;
+}
+
 // The model's math from the spec attributes stored in model.bin (missing ones take
 // CTranslate2's defaults) and config.json.
 model::ModelConfig ct2_config(const Ct2ModelFile& f, const nlohmann::json& cfg) {
@@ -139,8 +159,8 @@ model::ModelConfig ct2_config(const Ct2ModelFile& f, const nlohmann::json& cfg) 
   c.layer_norm_epsilon = cfg.contains("layer_norm_epsilon") && cfg["layer_norm_epsilon"].is_number()
                              ? cfg["layer_norm_epsilon"].get<float>()
                              : 1e-5f;
-  c.scale_embeddings = f.read_bool("encoder/scale_embeddings").value_or(true);
-  if (f.read_bool("decoder/scale_embeddings").value_or(true) != c.scale_embeddings)
+  c.scale_embeddings = scales_embeddings(f, "encoder", c.d_model, problems);
+  if (scales_embeddings(f, "decoder", c.d_model, problems) != c.scale_embeddings)
     problems.push_back("different embedding scaling in encoder and decoder");
   const std::string rel = "encoder/layer_0/self_attention/relative_position_keys";
   if (f.contains(rel)) {
@@ -158,7 +178,6 @@ model::ModelConfig ct2_config(const Ct2ModelFile& f, const nlohmann::json& cfg) 
       problems.push_back(std::string(flag) + " is not supported");
   if (f.contains("encoder/embeddings_1/weight"))
     problems.push_back("source features are not supported");
-  if (cfg.value("add_source_bos", false)) problems.push_back("add_source_bos is not supported");
   c.add_source_eos = cfg.value("add_source_eos", false);
   throw_if_problems<ModelError>(path + ": unsupported model", problems);
   return c;
@@ -246,14 +265,22 @@ struct FolderFiles {
   std::vector<std::string> missing;  // each with how to supply it
 };
 
-fs::path find_vocab(const fs::path& folder, bool shared, const char* side, FolderFiles& files) {
-  const fs::path path = folder / (shared ? "shared_vocabulary.json"
-                                         : std::string(side) + "_vocabulary.json");
+// <name>.json, else <name>.txt (one token a line, as older converters wrote it): the order
+// CTranslate2's load_vocabulary tries them in. Empty when neither is there.
+fs::path vocab_file(const fs::path& folder, const std::string& name) {
   std::error_code ec;
-  if (fs::is_regular_file(path, ec)) return path;
-  files.missing.push_back(path.filename().string() + " (the " + side +
-                          " vocabulary; or shared_vocabulary.json)");
+  for (const char* extension : {".json", ".txt"})
+    if (fs::is_regular_file(folder / (name + extension), ec)) return folder / (name + extension);
   return {};
+}
+
+fs::path find_vocab(const fs::path& folder, bool shared, const char* side, FolderFiles& files) {
+  const std::string name = shared ? "shared_vocabulary" : std::string(side) + "_vocabulary";
+  fs::path path = vocab_file(folder, name);
+  if (path.empty())
+    files.missing.push_back(name + ".json (the " + side +
+                            " vocabulary; or shared_vocabulary.json, or .txt)");
+  return path;
 }
 
 fs::path find_spm(const fs::path& folder, const std::string& given, const char* side,
@@ -265,8 +292,10 @@ fs::path find_spm(const fs::path& folder, const std::string& given, const char* 
     files.missing.push_back(flag + " " + given + " (no such file)");
     return {};
   }
+  // sentencepiece.bpe.model: NLLB-200 / M2M-100 conversions, copied from the Hugging Face folder.
   for (const std::string& name : {std::string(side) + ".spm", std::string(side) + ".model",
-                                 std::string("sentencepiece.model")})
+                                 std::string("sentencepiece.model"),
+                                 std::string("sentencepiece.bpe.model")})
     if (fs::is_regular_file(folder / name, ec)) return folder / name;
   files.missing.push_back(std::string(side) + ".spm (the " + side +
                           " SentencePiece model, which CTranslate2 folders do not always "
@@ -276,13 +305,56 @@ fs::path find_spm(const fs::path& folder, const std::string& given, const char* 
 
 FolderFiles find_text_files(const fs::path& folder, const SpmPaths& spm) {
   FolderFiles files;
-  std::error_code ec;
-  const bool shared = fs::exists(folder / "shared_vocabulary.json", ec);
+  const bool shared = !vocab_file(folder, "shared_vocabulary").empty();
   files.source_vocab = find_vocab(folder, shared, "source", files);
   files.target_vocab = shared ? files.source_vocab : find_vocab(folder, false, "target", files);
   files.source_spm = find_spm(folder, spm.source, "source", files);
   files.target_spm = find_spm(folder, spm.target, "target", files);
   return files;
+}
+
+// The converter writes one token per embedding row (model_spec.py register_vocabulary; the
+// spec's vocabulary size is the embedding's rows): any other count means the files do not belong
+// together. Loaded whole, not cut to the rows as Marian's --dim-vocabs would.
+std::unique_ptr<text::TextCodec> checked_codec(const ModelParts& parts) {
+  ModelParts whole;
+  whole.source = parts.source;
+  whole.target = parts.target;
+  whole.config.source_vocab_size = whole.config.target_vocab_size = 0;
+  std::unique_ptr<text::TextCodec> codec = load_codec(whole);
+  for (const auto& [vocab, rows, embedding] :
+       {std::tuple{&codec->source_vocab(), parts.config.source_vocab_size, "encoder"},
+        std::tuple{&codec->target_vocab(), parts.config.target_vocab_size, "decoder"}})
+    if (vocab->size() != rows)
+      throw ModelError(vocab->path() + ": " + std::to_string(vocab->size()) + " tokens, but the " +
+                       embedding + " embeddings of model.bin have " + std::to_string(rows) +
+                       " rows (a CTranslate2 vocabulary has one token per row)");
+  return codec;
+}
+
+// config.json settings s2s does not follow.
+void check_ct2_settings(const nlohmann::json& cfg, const fs::path& path) {
+  if (cfg.value("add_source_bos", false))
+    throw ModelError(path.string() + ": add_source_bos true is not supported");
+}
+
+// NLLB-200 / M2M-100 conversions: their vocabulary holds the language tokens
+// (hf_m2m100.h converted_languages). The codec then places the source token and appends </s> as
+// the family's tokenizer does: the converter writes add_source_eos false, because CTranslate2
+// users pass the tokenizer's tokens, </s> and the language token included.
+void add_languages(const fs::path& folder, ModelParts& parts) {
+  if (parts.source.vocab != parts.target.vocab) return;  // the family's vocabulary is shared
+  text::LanguageTokens languages =
+      converted_languages(folder, parts.codec->target_vocab(), parts.target.spm);
+  if (languages.empty()) return;
+  model::ModelConfig& c = parts.config;
+  c.architecture = languages.family == text::LanguageFamily::nllb
+                       ? "transformer (CTranslate2 conversion of NLLB-200)"
+                       : "transformer (CTranslate2 conversion of M2M-100)";
+  c.add_source_eos = true;
+  c.alignment_layer = -1;  // the converter's default alignment_layer names no trained head
+  c.alignment_note = kFairseqNoAlignment;
+  parts.codec->set_languages(std::move(languages));
 }
 
 std::string missing_message(const fs::path& folder, const std::vector<std::string>& missing) {
@@ -334,6 +406,9 @@ ModelParts read_ct2(const fs::path& folder, const SpmPaths& spm, LoadFor purpose
     parts.config.decoder_start_id = -1;
   else
     parts.decoder_start_token = cfg.value("decoder_start_token", std::string("<s>"));
+  check_ct2_settings(cfg, folder / "config.json");
+  parts.codec = checked_codec(parts);
+  add_languages(folder, parts);
 
   model::ModelInfo& info = parts.info;
   info.format = "ctranslate2";

@@ -31,8 +31,7 @@ model::ModelConfig m2m100_config(const json& c, const fs::path& path,
                                  std::vector<std::string>& problems) {
   model::ModelConfig m;
   m.architecture = "transformer (Hugging Face M2M-100 / NLLB-200)";
-  m.alignment_note = "M2M-100 and NLLB-200 were trained without guided alignment: no attention "
-                     "head of theirs is an alignment";
+  m.alignment_note = kFairseqNoAlignment;
   for (const char* key : kForeignKeys)
     if (c.contains(key))
       problems.push_back(std::string("'") + key + "' is not a setting of model_type m2m_100");
@@ -150,7 +149,11 @@ void check_added_tokens(const json& settings, const text::Vocabulary& vocab, con
   if (it == settings.end() || !it->is_object()) return;
   for (const auto& [id, token] : it->items()) {
     const std::string content = token.is_object() ? token.value("content", std::string()) : "";
-    if (content.empty() || !vocab.contains(content) || std::to_string(vocab.id_of(content)) != id)
+    if (!content.empty() && !vocab.contains(content))
+      throw ModelError((folder / "tokenizer_config.json").string() + ": added token '" + content +
+                       "' (id " + id + ") is none of the tokenizer's tokens (a language token "
+                       "missing from additional_special_tokens?)");
+    if (content.empty() || std::to_string(vocab.id_of(content)) != id)
       throw ModelError((folder / "tokenizer_config.json").string() + ": added token " +
                        token.dump() + " has id " + id + ", not the id its tokenizer gives it");
   }
@@ -195,6 +198,28 @@ bool looks_like_hf_m2m100(const fs::path& folder) {
   } catch (const std::exception&) {
     return false;  // the Hugging Face MarianMT reader names the problem
   }
+}
+
+text::LanguageTokens converted_languages(const fs::path& folder, const text::Vocabulary& vocab,
+                                         const fs::path& spm_path) {
+  std::vector<std::string> tokens;
+  for (int id = 0; id < vocab.size(); ++id) tokens.push_back(vocab.piece(id));
+  std::optional<text::SentencePiece> spm;
+  if (!spm_path.empty()) spm = text::SentencePiece::load(spm_path.string());
+  text::LanguageTokens languages =
+      text::languages_in_vocabulary(tokens, [&](const std::string& token) {
+        return spm && spm->is_text_piece(spm->id_of(token));
+      });
+  // Tokenizer files copied beside model.bin name the languages the vocabulary must have.
+  const json settings = tokenizer_settings(folder);
+  if (settings.contains("additional_special_tokens"))
+    for (const std::string& token : nllb_tokens(settings))
+      if (!vocab.contains(token))
+        throw ModelError(vocab.path() + ": no token '" + token + "', which the tokenizer files' "
+                         "additional_special_tokens name (a language the model cannot have)");
+  languages.source_after_eos = languages.family == text::LanguageFamily::nllb &&
+                               settings.value("legacy_behaviour", false);
+  return languages;
 }
 
 ModelParts read_hf_m2m100(const fs::path& folder) {

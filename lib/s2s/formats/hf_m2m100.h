@@ -16,12 +16,28 @@
 #include <filesystem>
 
 #include "s2s/formats/model_parts.h"
+#include "s2s/text/languages.h"
+#include "s2s/text/vocab.h"
 
 namespace s2s::formats {
+
+// Why --alignment is not available on these models (s2s info and the --alignment error say it).
+inline constexpr const char* kFairseqNoAlignment =
+    "M2M-100 and NLLB-200 were trained without guided alignment: no attention head of theirs is "
+    "an alignment";
 
 // True when the folder's config.json says model_type "m2m_100".
 bool looks_like_hf_m2m100(const std::filesystem::path& folder);
 
 ModelParts read_hf_m2m100(const std::filesystem::path& folder);
+
+// The languages of a CTranslate2 conversion of NLLB-200 / M2M-100 (formats/ct2.h), which its
+// vocabulary lists (text::languages_in_vocabulary; the pieces of the SentencePiece model at
+// `spm_path`, when there is one, are not languages). The source token goes where the tokenizer
+// files say when they were copied beside model.bin (tokenizer_config.json legacy_behaviour), else
+// first, as NLLB's current tokenizer puts it. No tokens for other models.
+text::LanguageTokens converted_languages(const std::filesystem::path& folder,
+                                         const text::Vocabulary& vocab,
+                                         const std::filesystem::path& spm_path);
 
 }  // namespace s2s::formats

@@ -4,13 +4,15 @@
 
 namespace s2s::formats {
 
+std::unique_ptr<text::TextCodec> load_codec(const ModelParts& parts) {
+  return std::make_unique<text::TextCodec>(text::TextCodec::load(
+      parts.source.spm.string(), parts.source.vocab.string(), parts.config.source_vocab_size,
+      parts.target.spm.string(), parts.target.vocab.string(), parts.config.target_vocab_size));
+}
+
 std::shared_ptr<const model::Model> assemble_model(ModelParts parts, ops::Precision precision) {
   model::ModelConfig& config = parts.config;
-  std::unique_ptr<text::TextCodec> codec = std::move(parts.codec);
-  if (!codec)
-    codec = std::make_unique<text::TextCodec>(text::TextCodec::load(
-        parts.source.spm.string(), parts.source.vocab.string(), config.source_vocab_size,
-        parts.target.spm.string(), parts.target.vocab.string(), config.target_vocab_size));
+  std::unique_ptr<text::TextCodec> codec = parts.codec ? std::move(parts.codec) : load_codec(parts);
   codec->set_add_source_eos(config.add_source_eos);
   const text::Vocabulary& target = codec->target_vocab();
   config.source_eos_id = codec->source_vocab().eos_id();

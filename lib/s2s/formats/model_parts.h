@@ -37,6 +37,10 @@ struct ModelParts {
   model::ModelInfo info;
 };
 
+// The codec of `parts.source` and `parts.target` (vocabularies checked against the config's
+// sizes): what assemble_model uses when the reader gave none.
+std::unique_ptr<text::TextCodec> load_codec(const ModelParts& parts);
+
 // Loads the vocabularies (checked against the config's sizes), sets the special ids and builds
 // the Model, which checks the weights against the config.
 std::shared_ptr<const model::Model> assemble_model(ModelParts parts, ops::Precision precision);

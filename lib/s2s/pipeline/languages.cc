@@ -40,4 +40,18 @@ void apply_languages(const model::Model& model, TranslateSettings& settings) {
     settings.translate.target_label = language_label(model, settings.target_lang);
 }
 
+void apply_languages(const model::Model& model, ScoreSettings& settings) {
+  if (!has_language_tokens(model)) {
+    if (!settings.source_lang.empty() || !settings.target_lang.empty())
+      throw UsageError(std::string(settings.source_lang.empty() ? "--target-lang" : "--source-lang") +
+                       ": score takes languages for NLLB-200 and M2M-100 models only (other "
+                       "multilingual models read a >>xxx<< label in the source text)");
+    return;
+  }
+  TranslateOptions chosen;
+  choose_languages(model, settings.source_lang, settings.target_lang, chosen);
+  settings.score.source_label = chosen.target_label;
+  settings.score.target_start = chosen.target_start;
+}
+
 }  // namespace s2s::pipeline

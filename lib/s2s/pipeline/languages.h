@@ -31,4 +31,8 @@ std::string language_label(const model::Model& model, const std::string& lang);
 // translate` and the library's Engine both do after reading their settings.
 void apply_languages(const model::Model& model, TranslateSettings& settings);
 
+// The same for `s2s score`: the language tokens as translation places them (ScoreOptions); a
+// UsageError for --source-lang / --target-lang on other models, whose sources carry any label.
+void apply_languages(const model::Model& model, ScoreSettings& settings);
+
 }  // namespace s2s::pipeline

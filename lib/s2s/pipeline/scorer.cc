@@ -21,10 +21,14 @@ std::vector<PairScore> Scorer::score(const std::vector<std::pair<std::string, st
   std::vector<std::vector<std::int32_t>> sources(pairs.size());
   std::vector<PairScore> results(pairs.size());
   std::vector<std::size_t> lengths(pairs.size());
+  const std::size_t start = options_.target_start.size();
   for (std::size_t i = 0; i < pairs.size(); ++i) {
-    sources[i] = codec.encode_source(pairs[i].first);
+    sources[i] = codec.encode_source(options_.source_label.empty()
+                                         ? pairs[i].first
+                                         : options_.source_label + " " + pairs[i].first);
     results[i].target_ids = codec.encode_target(pairs[i].second);
-    lengths[i] = results[i].target_ids.size();  // the decoder pass dominates: batch by target
+    // The decoder pass dominates: batch by target (the language token included).
+    lengths[i] = results[i].target_ids.size() + start;
     const dim_t limit = model_->config().max_positions;
     results[i].beyond_positions =
         limit > 0 && std::max(sources[i].size(), lengths[i]) > static_cast<std::size_t>(limit);
@@ -43,7 +47,8 @@ std::vector<PairScore> Scorer::score(const std::vector<std::pair<std::string, st
     std::vector<std::vector<std::int32_t>> src, tgt;
     for (std::size_t m : members) {
       src.push_back(sources[m]);
-      tgt.push_back(results[m].target_ids);
+      tgt.push_back(options_.target_start);
+      tgt.back().insert(tgt.back().end(), results[m].target_ids.begin(), results[m].target_ids.end());
     }
     const batch::Batch source_batch = batch::make_batch(src, model_->config().source_eos_id);
     const batch::Batch target_batch = batch::make_batch(tgt, model_->config().eos_id);
@@ -54,16 +59,16 @@ std::vector<PairScore> Scorer::score(const std::vector<std::pair<std::string, st
     const dim_t steps = log_probs.dim(1);
     for (std::size_t k = 0; k < members.size(); ++k) {
       PairScore& r = results[members[k]];
-      const float* row = log_probs.data<float>() + static_cast<dim_t>(k) * steps;
+      const float* row = log_probs.data<float>() + static_cast<dim_t>(k) * steps + start;
       r.token_scores.assign(row, row + r.target_ids.size());
       for (float lp : r.token_scores) r.score += lp;  // summed in order, in float32 as Marian
-      r.normalized_score = search::normalized_score(r.score, r.target_ids.size(), rules);
+      r.normalized_score = search::normalized_score(r.score, r.target_ids.size() + start, rules);
       if (options_.alignment.on()) {
         r.source = AlignedSource::whole(src[k], pairs[members[k]].first, false);
         r.target_text = pairs[members[k]].second;
         const dim_t keys = alignment.dim(2);
         const std::size_t width = src[k].size();
-        for (std::size_t t = 0; t < r.target_ids.size(); ++t) {
+        for (std::size_t t = start; t < start + r.target_ids.size(); ++t) {
           const float* a = alignment.data<float>() + (static_cast<dim_t>(k) * steps + t) * keys;
           r.alignment.insert(r.alignment.end(), a, a + width);
         }

@@ -22,6 +22,12 @@ struct ScoreOptions {
   // Word alignment of each pair (marian-scorer --alignment; PairScore::alignment). The model
   // must name its alignment layer: UsageError otherwise.
   AlignmentOutput alignment;
+  // NLLB-200 / M2M-100 (pipeline/languages.h apply_languages): the source-language token put
+  // before every source, and the target-language token the decoder is given first. It is not
+  // scored (translation forces it, scored 0) but counts in the length that --normalize divides
+  // by, as in translation.
+  std::string source_label;
+  std::vector<std::int32_t> target_start;
 };
 
 struct PairScore {

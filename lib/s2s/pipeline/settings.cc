@@ -233,6 +233,11 @@ const OptionSpec<Settings> kRows[] = {
      "token_scores)"},
     {"n-best-feature", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(n_best_feature),
      "Name of the feature --n-best adds to each line"},
+    {"source-lang", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(source_lang),
+     "NLLB-200 / M2M-100: source language code, placed in the source as translate places it"},
+    {"target-lang", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(target_lang),
+     "NLLB-200 / M2M-100: target language code, given to the decoder first as translate forces "
+     "it (not scored; counted in the length -n divides by)"},
     S2S_SPM_ROWS,
     {"batch-size", "", "mini-batch", false, Bound::at_least_one, nullptr,
      S2S_FIELD(score.batch_size), "Pairs per batch"},

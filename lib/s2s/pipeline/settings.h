@@ -56,6 +56,8 @@ struct ScoreSettings {
   bool quiet = false;
   std::string summary;        // a corpus figure instead of per-pair scores, or ""
   std::string n_best_feature = "Fscore";  // marian-scorer's default feature name
+  std::string source_lang;    // NLLB-200 / M2M-100 (pipeline/languages.h)
+  std::string target_lang;
   std::string source_spm;
   std::string target_spm;
 };

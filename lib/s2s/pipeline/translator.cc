@@ -147,8 +147,6 @@ Translator::Translator(std::shared_ptr<const model::Model> model, TranslateOptio
   if (!options_.glossary_file.empty()) {
     if (options_.target_prefix)
       throw UsageError("--glossary and target prefixes cannot be combined: give one of them");
-    if (!options_.target_start.empty())
-      throw UsageError("--glossary is not available for models that force a target-language token");
     if (options_.search.sampling.kind != search::Sampling::Kind::off)
       throw UsageError("--glossary needs beam search: not with --sampling");
     glossary_ = std::make_shared<const Glossary>(Glossary::load(options_.glossary_file));

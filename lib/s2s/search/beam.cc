@@ -250,10 +250,8 @@ std::vector<Hypothesis> ranked(std::vector<Hypothesis> finished, bool n_best) {
   return finished;
 }
 
-// Constraints the search can take: target ids of the vocabulary other than </s>, and no target
-// prefix on the same sentence.
-void check_constraints(const Constraints& constraints, bool has_prefix, const model::Model& model) {
-  if (has_prefix) throw UsageError("a target prefix and terminology constraints on one sentence");
+// Constraints the search can take: target ids of the vocabulary other than </s>.
+void check_constraints(const Constraints& constraints, const model::Model& model) {
   for (const auto& phrase : constraints.phrases())
     for (std::int32_t id : phrase)
       if (id < 0 || id >= model.config().target_vocab_size || id == model.config().eos_id)
@@ -415,7 +413,7 @@ std::vector<std::vector<Hypothesis>> beam_search(const model::Model& model,
     if (constraints != nullptr && static_cast<std::size_t>(b) < constraints->size() &&
         !(*constraints)[b].empty()) {
       beams[b].constraints = &(*constraints)[b];
-      check_constraints(*beams[b].constraints, beams[b].prefix != nullptr, model);
+      check_constraints(*beams[b].constraints, model);
       live.back().constraint = beams[b].constraints->start();
       if (beams[b].constraints->whole_words()) {
         if (after_term.empty()) {
@@ -487,8 +485,11 @@ std::vector<std::vector<Hypothesis>> beam_search(const model::Model& model,
               : select(top_values, top_indices, first, last, beam.width);
       for (std::size_t i = 0; i < chosen.size(); ++i) {
         const Candidate& c = chosen[i];
-        ConstraintState constraint =
-            beam.constraints != nullptr && !forced ? std::move(states[i]) : ConstraintState{};
+        // A forced token (a prefix: NLLB's target-language token) leaves the constraints as
+        // they were.
+        ConstraintState constraint = beam.constraints == nullptr ? ConstraintState{}
+                                     : forced ? live[c.row].constraint
+                                              : std::move(states[i]);
         Hypothesis h = live[c.row].hypothesis;
         h.ids.push_back(c.token);
         h.token_scores.push_back(

@@ -63,7 +63,9 @@ bool caught_in_loop(const std::vector<std::int32_t>& ids);
 // A row with constraints uses the constrained selection (dynamic beam allocation) and </s> only
 // once every constraint is met; its result holds only the finished hypotheses that meet them
 // all, and is EMPTY when none does within the length limit: the caller then falls back to the
-// unconstrained search. A row may not have both a prefix and constraints (UsageError).
+// unconstrained search. A row's prefix is forced before its constraints apply and does not
+// count toward them (it is NLLB-200's target-language token; translate refuses --glossary with
+// user prefixes).
 // A batch whose hypotheses would take more than kBeamMemory at its length limit is searched a
 // group of sentences at a time (each group padded as the batch), which bounds a step's time.
 std::vector<std::vector<Hypothesis>> beam_search(const model::Model& model,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <unordered_set>
 #include <utility>
 
 #include "s2s/core/error.h"
@@ -57,6 +58,22 @@ std::size_t distance(const std::string& a, const std::string& b) {
     }
   }
   return row[b.size()];
+}
+
+bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
+
+// NLLB's shape: ISO 639-3 "_" ISO 15924, e.g. "eng_Latn".
+bool nllb_shaped(const std::string& t) {
+  return t.size() == 8 && is_lower(t[0]) && is_lower(t[1]) && is_lower(t[2]) && t[3] == '_' &&
+         t[4] >= 'A' && t[4] <= 'Z' && is_lower(t[5]) && is_lower(t[6]) && is_lower(t[7]);
+}
+
+// M2M-100's shape: "__" code "__" with a 2- or 3-letter code, e.g. "__en__", "__ast__".
+bool m2m100_shaped(const std::string& t) {
+  if (t.size() < 6 || t.size() > 7 || t.compare(0, 2, "__") != 0 ||
+      t.compare(t.size() - 2, 2, "__") != 0)
+    return false;
+  return std::all_of(t.begin() + 2, t.end() - 2, is_lower);
 }
 
 std::string lower(std::string s) {
@@ -157,6 +174,26 @@ std::string LanguageTokens::resolve(const std::string& given, const std::string&
   throw UsageError(flag + " " + given + ": not a language of this model; closest: " +
                    join(matches, " ") + " (s2s info lists all " + std::to_string(tokens.size()) +
                    ")");
+}
+
+LanguageTokens languages_in_vocabulary(const std::vector<std::string>& tokens,
+                                       const std::function<bool(const std::string&)>& is_text_piece) {
+  const std::unordered_set<std::string> nllb(nllb_language_codes().begin(), nllb_language_codes().end());
+  const std::unordered_set<std::string> m2m100(m2m100_language_codes().begin(),
+                                               m2m100_language_codes().end());
+  bool nllb_found = false, m2m100_found = false;
+  for (const std::string& token : tokens) {
+    nllb_found = nllb_found || nllb.count(token) != 0;
+    m2m100_found = m2m100_found ||
+                   (m2m100_shaped(token) && m2m100.count(token.substr(2, token.size() - 4)) != 0);
+  }
+  LanguageTokens languages;
+  languages.family = nllb_found ? LanguageFamily::nllb : LanguageFamily::m2m100;
+  if (!nllb_found && !m2m100_found) return languages;
+  for (const std::string& token : tokens)
+    if ((nllb_found ? nllb_shaped(token) : m2m100_shaped(token)) && !is_text_piece(token))
+      languages.tokens.push_back(token);
+  return languages;
 }
 
 }  // namespace s2s::text

@@ -12,6 +12,7 @@
 //     language token first (forced_bos_token_id); CTranslate2 users pass it as target_prefix.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -42,5 +43,14 @@ struct LanguageTokens {
   // Every code, space-separated (for `s2s info` and messages).
   std::string codes() const;
 };
+
+// The language tokens of a vocabulary that lists them itself, as CTranslate2's converter writes
+// NLLB-200 / M2M-100 vocabularies (M2M100Loader.get_vocabulary appends the tokenizer's
+// additional_special_tokens): the tokens shaped as the family's codes (NLLB "eng_Latn", M2M-100
+// "__en__"; so a fine-tune's added languages count too) that `is_text_piece` does not claim, in
+// id order. The family is the one with some of its built-in codes in `tokens`; empty tokens when
+// neither has any.
+LanguageTokens languages_in_vocabulary(const std::vector<std::string>& tokens,
+                                       const std::function<bool(const std::string&)>& is_text_piece);
 
 }  // namespace s2s::text
