@@ -116,55 +116,151 @@ pipeline::TranslateSettings full_settings(const TranslateJob& job, const std::st
   return settings;
 }
 
+// The first phase of a run: the settings without the model's (usage errors are then reported
+// before the model loads, and the options that shape loading apply to it), and the checks that
+// open no file.
+struct RunPlan {
+  std::string config;  // the --config file ("" none)
+  pipeline::TranslateSettings early;
+  pipeline::ConfigFileNotes config_notes;
+  std::optional<pipeline::Shard> shard;
+  std::string output_path;
+};
+
+RunPlan plan_run(const TranslateJob& job) {
+  RunPlan plan;
+  plan.config = config_file(job.settings.config);
+  plan.config_notes = early_settings(job.settings, plan.config, plan.early);
+  if (plan.early.quiet) log::set_level(log::Level::quiet);
+  if (!job.settings.model.empty() && !plan.config_notes.model.empty())
+    plan.config_notes.ignored.push_back("models (-m given)");
+  note_ignored(job.settings, plan.config_notes, plan.config);
+  if (!job.prefix_file.empty() && plan.early.translate.target_prefix)
+    throw UsageError("--prefix reads prefixes from the input (source<TAB>prefix) and "
+                     "--prefix-file from a file of their own: give one of them");
+  plan.shard = given_shard(job.shard, job.input, "-i FILE");
+  plan.output_path = plan.shard ? shard_output(job.output, job.input, *plan.shard) : job.output;
+  refuse_output_over_input(plan.output_path,
+                           {{job.input, "-i"},
+                            {job.prefix_file, "--prefix-file"},
+                            {plan.early.translate.glossary_file, "--glossary"}});
+  if (job.resume) check_resumable(job.input, "-i FILE", plan.output_path);
+  return plan;
+}
+
+// The windows (the batches' lines) start at the same lines in every run of a file. The first
+// holds one batch per worker: split in two, a first window of one batch gave each worker half a
+// batch, which costs nearly what a whole one does (each step streams every weight). A file of at
+// most --maxi-batch lines is one window.
+pipeline::WindowSchedule window_schedule(const File& input, const std::string& name,
+                                         const pipeline::TranslateSettings& early,
+                                         std::size_t workers) {
+  const std::size_t first_window = static_cast<std::size_t>(early.translate.batch_size) * workers;
+  return pipeline::WindowSchedule::for_input(input.fd(), name, first_window,
+                                             static_cast<std::size_t>(early.maxi_batch));
+}
+
+// The part of the input this run reads.
+struct InputSpan {
+  pipeline::ShardRange range;  // a shard's lines from range.first_line up to range.end
+  std::uint64_t bytes = pipeline::LineReader::kNoLimit;  // to read from the start
+  std::size_t lines_before = 0;  // input lines before the first one read
+  std::uint64_t start = 0;       // the input offset where reading starts, for the journal
+};
+
+// A shard (or, to resume, the whole file as one) seeks to its byte range; else the input is
+// read from where it stands to its end.
+InputSpan input_span(const TranslateJob& job, const RunPlan& plan, const File& input,
+                     const pipeline::WindowSchedule& windows) {
+  InputSpan span;
+  if (plan.shard || job.resume) {
+    span.range = pipeline::seek_to_shard(input.fd(), plan.shard.value_or(pipeline::Shard{}),
+                                         job.input, &windows);
+    span.bytes = span.range.end - span.range.begin;
+  }
+  span.lines_before = span.range.lines_before();
+  span.start = span.range.begin;
+  return span;
+}
+
+// A resumed run continues after the lines its journal says were written.
+void continue_after(const RunOutput& output, const File& input, const std::string& name,
+                    InputSpan& span) {
+  span.lines_before += output.lines_start();
+  if (::lseek(input.fd(), static_cast<off_t>(output.input_start()), SEEK_SET) < 0)
+    throw InputError(name + ": cannot seek to the resume point: " + std::strerror(errno));
+  span.bytes = span.range.end - output.input_start();
+  span.start = output.input_start();
+}
+
+// The input's lines window by window, as the Translator takes them: a byte order mark dropped,
+// --tsv fields kept, --prefix-file prefixes attached.
+class WindowSource {
+ public:
+  WindowSource(const TranslateJob& job, const pipeline::TranslateSettings& settings,
+               const File& input, const InputSpan& span, const pipeline::WindowSchedule& windows,
+               const std::atomic<bool>* stop)
+      : settings_(settings),
+        windows_(windows),
+        lines_before_(span.lines_before),
+        reader_(input.fd(), stop, span.bytes) {
+    if (!job.prefix_file.empty())
+      prefixes_ = std::make_unique<PrefixFile>(job.prefix_file, stop, span.lines_before);
+  }
+
+  // The next window into `lines`; false at the end of the input.
+  bool next(std::vector<std::string>& lines) {
+    read_ += window_lines_;
+    window_lines_ = 0;
+    const std::size_t first = lines_before_ + read_;
+    if (!reader_.next_window(lines, windows_.end_after(first) - first)) return false;
+    window_lines_ = lines.size();
+    // A byte order mark starts the input, not a line (nor a shard).
+    if (first == 0) text::strip_bom(lines.front());
+    if (settings_.tsv)
+      keep_tsv_fields(lines, first + 1, settings_.tsv_fields,
+                      settings_.translate.target_prefix ? 2 : 1);
+    if (prefixes_) prefixes_->attach(lines, first + 1);
+    return true;
+  }
+  // The 0-based number, in the whole input, of the last window's first line.
+  std::size_t first_line() const { return lines_before_ + read_; }
+  const std::vector<std::uint64_t>& line_ends() const { return reader_.line_ends(); }
+  // After next() returned false, for a run that reads to the input's end: the prefix file must
+  // end too.
+  void check_end() {
+    if (prefixes_) prefixes_->check_end(lines_before_ + read_);
+  }
+
+ private:
+  const pipeline::TranslateSettings& settings_;
+  const pipeline::WindowSchedule& windows_;
+  std::size_t lines_before_;
+  std::size_t read_ = 0;          // lines of the windows before the last one (in this run)
+  std::size_t window_lines_ = 0;  // lines of the last window
+  pipeline::LineReader reader_;
+  std::unique_ptr<PrefixFile> prefixes_;
+};
+
 }  // namespace
 
 RunResult translate(const TranslateJob& job, const RunControl& control) {
-  // The settings first without the model's: usage errors are then reported before the model
-  // loads, and the options that shape loading apply to it.
-  const std::string config = config_file(job.settings.config);
-  pipeline::TranslateSettings early;
-  pipeline::ConfigFileNotes config_notes = early_settings(job.settings, config, early);
-  if (early.quiet) log::set_level(log::Level::quiet);
-  if (!job.settings.model.empty() && !config_notes.model.empty())
-    config_notes.ignored.push_back("models (-m given)");
-  note_ignored(job.settings, config_notes, config);
-  if (!job.prefix_file.empty() && early.translate.target_prefix)
-    throw UsageError("--prefix reads prefixes from the input (source<TAB>prefix) and "
-                     "--prefix-file from a file of their own: give one of them");
-  const std::optional<pipeline::Shard> shard = given_shard(job.shard, job.input, "-i FILE");
+  const RunPlan plan = plan_run(job);
   // The model loads on this thread's OpenMP threads; with --workers N --threads T on N x T of
-  // them: the workers' cores are idle until it ends (with one thread a base model's int8 load
-  // took 0.36 s instead of 0.26 s). Only the workers translate, each on T threads of its own.
-  set_num_threads(static_cast<int>(early.threads * early.workers));
-  pipeline::ParallelOptions parallel = pipeline::parallel_options(early);
-  const std::string output_path = shard ? shard_output(job.output, job.input, *shard) : job.output;
-  refuse_output_over_input(output_path, {{job.input, "-i"},
-                                         {job.prefix_file, "--prefix-file"},
-                                         {early.translate.glossary_file, "--glossary"}});
-  if (job.resume) check_resumable(job.input, "-i FILE", output_path);
+  // them: the workers' cores would be idle until it ends. Only the workers translate, each on
+  // T threads of its own.
+  set_num_threads(static_cast<int>(plan.early.threads * plan.early.workers));
+  pipeline::ParallelOptions parallel = pipeline::parallel_options(plan.early);
   const File input(job.input, false);
-  // A shard: the input's lines from range.first_line, up to range.end (the whole input without).
-  pipeline::ShardRange range;
-  std::uint64_t input_bytes = pipeline::LineReader::kNoLimit;
-  // The windows (the batches' lines) start at the same lines in every run of a file. The first
-  // holds one batch per worker: split in two, a 32-line first window gave two workers 16-row
-  // batches, which cost nearly what 32 rows do (each step streams every weight); measured in
-  // bench/NOTES.md ("2026-11-27"). A file of at most --maxi-batch lines is one window.
-  const std::size_t first_window = static_cast<std::size_t>(early.translate.batch_size) *
-                                   static_cast<std::size_t>(parallel.workers);
-  const pipeline::WindowSchedule windows = pipeline::WindowSchedule::for_input(
-      input.fd(), job.input, first_window, static_cast<std::size_t>(early.maxi_batch));
-  if (shard || job.resume) {
-    range = pipeline::seek_to_shard(input.fd(), shard.value_or(pipeline::Shard{}), job.input,
-                                    &windows);
-    input_bytes = range.end - range.begin;
-  }
-  std::size_t lines_before = range.lines_before();
+  const pipeline::WindowSchedule windows =
+      window_schedule(input, job.input, plan.early, static_cast<std::size_t>(parallel.workers));
+  InputSpan span = input_span(job, plan, input, windows);
   // The model --config's `models` names when -m is not given, as marian-decoder -c decoder.yml.
-  const std::string model_dir = model_folder(job.settings, config_notes);
+  const std::string model_dir = model_folder(job.settings, plan.config_notes);
   const std::shared_ptr<const model::Model> model = formats::load_model(
-      model_dir, formats::SpmPaths{early.source_spm, early.target_spm}, early.precision);
-  const pipeline::TranslateSettings settings = full_settings(job, config, *model);
+      model_dir, formats::SpmPaths{plan.early.source_spm, plan.early.target_spm},
+      plan.early.precision);
+  const pipeline::TranslateSettings settings = full_settings(job, plan.config, *model);
 
   const pipeline::Translator translator(model, pipeline::translator_options(settings));
   std::optional<pipeline::WorkerTeam> team;  // --workers: their threads, kept for the whole input
@@ -174,16 +270,11 @@ RunResult translate(const TranslateJob& job, const RunControl& control) {
                                             settings.translate.search.n_best,
                                             pipeline::target_text(settings),
                                             settings.translate.alignment, settings.word_scores);
-  RunOutput output(output_path, job.resume, [&] {
-    return journal_of_run(job, output_path, input.fd(), range, model_dir, settings);
+  RunOutput output(plan.output_path, job.resume, [&] {
+    return journal_of_run(job, plan.output_path, input.fd(), span.range, model_dir, settings);
   });
   if (output.complete()) return {output.lines_start(), false};
-  if (output.resumes()) {
-    lines_before += output.lines_start();
-    if (::lseek(input.fd(), static_cast<off_t>(output.input_start()), SEEK_SET) < 0)
-      throw InputError(job.input + ": cannot seek to the resume point: " + std::strerror(errno));
-    input_bytes = range.end - output.input_start();
-  }
+  if (output.resumes()) continue_after(output, input, job.input, span);
   // Progress only where it cannot mix with what the user types or reads.
   Progress progress(control.progress_line && !settings.quiet && log::stderr_is_terminal() &&
                         !::isatty(input.fd()) && !::isatty(output.fd()),
@@ -192,45 +283,32 @@ RunResult translate(const TranslateJob& job, const RunControl& control) {
   LabelWarnings labels(*model);
   std::atomic<bool> no_stop{false};
   std::atomic<bool>& stop = control.stop_flag ? *control.stop_flag() : no_stop;
-  pipeline::LineReader reader(input.fd(), &stop, input_bytes);
-  std::unique_ptr<PrefixFile> prefixes;
-  if (!job.prefix_file.empty())
-    prefixes = std::make_unique<PrefixFile>(job.prefix_file, &stop, lines_before);
-  // The input offset where this run started, for the journal.
-  const std::uint64_t input_start = output.resumes() ? output.input_start() : range.begin;
+  WindowSource source(job, settings, input, span, windows, &stop);
   InOrderWriter writer(
       output.fd(), progress,
       [&](std::size_t line, const pipeline::InputNotes& notes) {
         return input_warnings(line, notes, translator.limit(), labels);
       },
-      lines_before,
+      span.lines_before,
       [&](std::size_t records, std::uint64_t input_end, std::uint64_t bytes, bool window_done) {
-        output.written(records, bytes, window_done && windows.is_boundary(lines_before + records),
-                       input_start + input_end);
+        output.written(records, bytes,
+                       window_done && windows.is_boundary(span.lines_before + records),
+                       span.start + input_end);
       });
   const std::unique_ptr<pipeline::DedupCache> dedup = dedup_cache(settings);
   std::vector<std::string> lines;
-  std::size_t window_start = 0;  // lines read before this window (in this run)
-  while (reader.next_window(
-      lines, windows.end_after(lines_before + window_start) - (lines_before + window_start))) {
-    // A byte order mark starts the input, not a line (nor a shard).
-    if (window_start == 0 && lines_before == 0) text::strip_bom(lines.front());
-    if (settings.tsv)
-      keep_tsv_fields(lines, lines_before + window_start + 1, settings.tsv_fields,
-                      settings.translate.target_prefix ? 2 : 1);
-    if (prefixes) prefixes->attach(lines, lines_before + window_start + 1);
-    writer.start_window(lines.size(), reader.line_ends());
+  while (source.next(lines)) {
+    writer.start_window(lines.size(), source.line_ends());
+    const std::size_t first_line = source.first_line();  // of the whole input
     translate_window(
         translator, lines, parallel, dedup.get(),
         [&](std::size_t i, pipeline::Translation translation, const pipeline::InputNotes& notes) {
-          const std::size_t line_id = lines_before + window_start + i;  // of the whole input
           std::string record;
-          formatter.append(translation, line_id, record, &notes);
+          formatter.append(translation, first_line + i, record, &notes);
           if (!writer.put(i, std::move(record), notes))
             stop.store(true);  // the reader is gone: stop quietly
         },
-        lines_before + window_start + 1, &stop);
-    window_start += lines.size();
+        first_line + 1, &stop);
     if (stop.load()) break;
   }
   progress.update(writer.written(), true);
@@ -238,10 +316,10 @@ RunResult translate(const TranslateJob& job, const RunControl& control) {
   if (result.stopped)
     output.stopped();  // resumable from its last window boundary
   else
-    output.completed(writer.written(), writer.bytes(), range.end);
+    output.completed(writer.written(), writer.bytes(), span.range.end);
   // Only the last shard reaches the end of the input (and of the prefix file).
-  const bool to_the_end = !shard || shard->index + 1 == shard->count;
-  if (prefixes && !result.stopped && to_the_end) prefixes->check_end(lines_before + window_start);
+  const bool to_the_end = !plan.shard || plan.shard->index + 1 == plan.shard->count;
+  if (!result.stopped && to_the_end) source.check_end();
   return result;
 }
 
