@@ -59,6 +59,15 @@ NpzArchive::NpzArchive(const std::string& path)
 }
 
 void NpzArchive::read_directory() {
+  const Directory directory = find_directory();
+  entries_.reserve(std::min<std::uint64_t>(directory.count, directory.size / kCentralSize));
+  std::uint64_t p = directory.offset;
+  for (std::uint64_t i = 0; i < directory.count; ++i) p += read_central_record(directory, i, p);
+}
+
+// The end record (and the zip64 one when a field of it is saturated): where the central
+// directory is and how many entries it holds.
+NpzArchive::Directory NpzArchive::find_directory() const {
   const std::uint8_t* base = file_.data();
   const std::uint64_t size = file_.size();
   if (size == 0) fail("empty file (0 bytes), not an npz archive");
@@ -77,10 +86,8 @@ void NpzArchive::read_directory() {
   if (end == size)
     fail("not an npz archive, or truncated: no zip end-of-central-directory record in the last " +
          std::to_string(size - lowest) + " bytes");
-  std::uint64_t count = le(base + end + 10, 2);
-  std::uint64_t cd_size = le(base + end + 12, 4);
-  std::uint64_t cd_offset = le(base + end + 16, 4);
-  if (count == 0xffff || cd_size == 0xffffffff || cd_offset == 0xffffffff) {
+  Directory d{le(base + end + 10, 2), le(base + end + 12, 4), le(base + end + 16, 4)};
+  if (d.count == 0xffff || d.size == 0xffffffff || d.offset == 0xffffffff) {
     const std::uint64_t loc = end >= kZip64LocatorSize ? end - kZip64LocatorSize : size;
     if (loc == size || le(base + loc, 4) != kZip64LocatorSig)
       fail(
@@ -91,88 +98,109 @@ void NpzArchive::read_directory() {
     if (rec > loc || loc - rec < kZip64EndSize || le(base + rec, 4) != kZip64EndSig)
       fail("zip64 end-of-central-directory record at offset " + std::to_string(rec) +
            " is missing or corrupt");
-    count = le(base + rec + 32, 8);
-    cd_size = le(base + rec + 40, 8);
-    cd_offset = le(base + rec + 48, 8);
+    d = {le(base + rec + 32, 8), le(base + rec + 40, 8), le(base + rec + 48, 8)};
   }
-  if (cd_offset > size || cd_size > size - cd_offset)
-    fail("truncated: central directory at offset " + std::to_string(cd_offset) + " (" +
-         std::to_string(cd_size) + " bytes) extends past the end of the file (size " +
+  if (d.offset > size || d.size > size - d.offset)
+    fail("truncated: central directory at offset " + std::to_string(d.offset) + " (" +
+         std::to_string(d.size) + " bytes) extends past the end of the file (size " +
          std::to_string(size) + ")");
+  return d;
+}
 
-  entries_.reserve(std::min<std::uint64_t>(count, cd_size / kCentralSize));
-  std::uint64_t p = cd_offset;
-  const std::uint64_t cd_end = cd_offset + cd_size;
-  for (std::uint64_t i = 0; i < count; ++i) {
-    const std::string where =
-        "central directory record " + std::to_string(i) + " at offset " + std::to_string(p);
-    if (cd_end - p < kCentralSize || le(base + p, 4) != kCentralSig)
-      fail(where + " is truncated or corrupt (the directory claims " + std::to_string(count) +
-           " entries in " + std::to_string(cd_size) + " bytes)");
-    const std::uint8_t* r = base + p;
-    const std::uint64_t flags = le(r + 8, 2), name_len = le(r + 28, 2), extra_len = le(r + 30, 2);
-    const std::uint64_t record_size = kCentralSize + name_len + extra_len + le(r + 32, 2);
-    if (cd_end - p < record_size) fail(where + " extends past the central directory");
-    Entry e;
-    const std::string stored_name(reinterpret_cast<const char*>(r + kCentralSize), name_len);
-    e.method = static_cast<std::uint16_t>(le(r + 10, 2));
-    e.crc = static_cast<std::uint32_t>(le(r + 16, 4));
-    e.compressed = le(r + 20, 4);
-    e.uncompressed = le(r + 24, 4);
-    std::uint64_t local = le(r + 42, 4);
-    const std::string entry = "entry '" + stored_name + "'";
+// Central directory record `i`, at offset `p`: its entry checked and indexed. Returns the
+// record's size.
+std::uint64_t NpzArchive::read_central_record(const Directory& directory, std::uint64_t i,
+                                              std::uint64_t p) {
+  const std::uint8_t* base = file_.data();
+  const std::uint64_t cd_end = directory.offset + directory.size;
+  const std::string where =
+      "central directory record " + std::to_string(i) + " at offset " + std::to_string(p);
+  if (cd_end - p < kCentralSize || le(base + p, 4) != kCentralSig)
+    fail(where + " is truncated or corrupt (the directory claims " +
+         std::to_string(directory.count) + " entries in " + std::to_string(directory.size) +
+         " bytes)");
+  const std::uint8_t* r = base + p;
+  const std::uint64_t flags = le(r + 8, 2), name_len = le(r + 28, 2), extra_len = le(r + 30, 2);
+  const std::uint64_t record_size = kCentralSize + name_len + extra_len + le(r + 32, 2);
+  if (cd_end - p < record_size) fail(where + " extends past the central directory");
+  Entry e;
+  const std::string stored_name(reinterpret_cast<const char*>(r + kCentralSize), name_len);
+  e.method = static_cast<std::uint16_t>(le(r + 10, 2));
+  e.crc = static_cast<std::uint32_t>(le(r + 16, 4));
+  e.compressed = le(r + 20, 4);
+  e.uncompressed = le(r + 24, 4);
+  std::uint64_t local = le(r + 42, 4);
+  const std::string entry = "entry '" + stored_name + "'";
+  read_zip64_extra(r + kCentralSize + name_len, extra_len, entry, e, local);
+  if (flags & 1) fail(entry + ": encrypted entries are not supported");
+  check_sizes(e, entry);
+  e.data_offset = data_offset(local, e.compressed, entry);
 
-    // Zip64 extra field: only the saturated values, in the order uncompressed, compressed, offset.
-    const bool need64[3] = {e.uncompressed == 0xffffffff, e.compressed == 0xffffffff,
-                            local == 0xffffffff};
-    std::uint64_t* targets[3] = {&e.uncompressed, &e.compressed, &local};
-    bool found64 = false;
-    for (std::uint64_t x = 0; x + 4 <= extra_len;) {
-      const std::uint8_t* f = r + kCentralSize + name_len + x;
-      const std::uint64_t id = le(f, 2), len = le(f + 2, 2);
-      if (x + 4 + len > extra_len) fail(entry + ": extra field overruns its record");
-      if (id == 0x0001) {
-        std::uint64_t at = 0;
-        for (int k = 0; k < 3; ++k) {
-          if (!need64[k]) continue;
-          if (at + 8 > len) fail(entry + ": zip64 extra field is too short");
-          *targets[k] = le(f + 4 + at, 8);
-          at += 8;
-        }
-        found64 = true;
+  std::string name = stored_name;
+  if (name.size() >= 4 && name.compare(name.size() - 4, 4, ".npy") == 0)
+    name.resize(name.size() - 4);
+  add(std::move(name), "entry");
+  entries_.push_back(e);
+  return record_size;
+}
+
+// Zip64 extra field: only the saturated values, in the order uncompressed, compressed, offset.
+void NpzArchive::read_zip64_extra(const std::uint8_t* extra, std::uint64_t extra_len,
+                                  const std::string& entry, Entry& e,
+                                  std::uint64_t& local) const {
+  const bool need64[3] = {e.uncompressed == 0xffffffff, e.compressed == 0xffffffff,
+                          local == 0xffffffff};
+  std::uint64_t* targets[3] = {&e.uncompressed, &e.compressed, &local};
+  bool found64 = false;
+  for (std::uint64_t x = 0; x + 4 <= extra_len;) {
+    const std::uint8_t* f = extra + x;
+    const std::uint64_t id = le(f, 2), len = le(f + 2, 2);
+    if (x + 4 + len > extra_len) fail(entry + ": extra field overruns its record");
+    if (id == 0x0001) {
+      std::uint64_t at = 0;
+      for (int k = 0; k < 3; ++k) {
+        if (!need64[k]) continue;
+        if (at + 8 > len) fail(entry + ": zip64 extra field is too short");
+        *targets[k] = le(f + 4 + at, 8);
+        at += 8;
       }
-      x += 4 + len;
+      found64 = true;
     }
-    if ((need64[0] || need64[1] || need64[2]) && !found64)
-      fail(entry + ": saturated sizes but no zip64 extra field");
-    if (flags & 1) fail(entry + ": encrypted entries are not supported");
-    if (e.method != 0 && e.method != 8)
-      fail(entry + ": compression method " + std::to_string(e.method) +
-           " is not supported (only 0 stored and 8 deflate)");
-    if (e.method == 0 && e.compressed != e.uncompressed)
-      fail(entry + ": stored entry with compressed size " + std::to_string(e.compressed) +
-           " != uncompressed size " + std::to_string(e.uncompressed));
-    if (e.method == 8 && e.uncompressed / kMaxDeflateRatio > e.compressed)
-      fail(entry + ": claims " + std::to_string(e.uncompressed) + " bytes inflated from " +
-           std::to_string(e.compressed) + ", more than deflate can produce");
-
-    // Local header: only its name and extra lengths are used, to find the data.
-    if (local > size || size - local < kLocalSize || le(base + local, 4) != kLocalSig)
-      fail("truncated or corrupt: " + entry + ": no local header at offset " +
-           std::to_string(local) + " (file size " + std::to_string(size) + ")");
-    e.data_offset = local + kLocalSize + le(base + local + 26, 2) + le(base + local + 28, 2);
-    if (e.data_offset > size || e.compressed > size - e.data_offset)
-      fail("truncated: " + entry + ": data at offset " + std::to_string(e.data_offset) + " (" +
-           std::to_string(e.compressed) + " bytes) extends past the end of the file (size " +
-           std::to_string(size) + ")");
-
-    std::string name = stored_name;
-    if (name.size() >= 4 && name.compare(name.size() - 4, 4, ".npy") == 0)
-      name.resize(name.size() - 4);
-    add(std::move(name), "entry");
-    entries_.push_back(e);
-    p += record_size;
+    x += 4 + len;
   }
+  if ((need64[0] || need64[1] || need64[2]) && !found64)
+    fail(entry + ": saturated sizes but no zip64 extra field");
+}
+
+// The method and sizes an entry claims, before anything is allocated for it.
+void NpzArchive::check_sizes(const Entry& e, const std::string& entry) const {
+  if (e.method != 0 && e.method != 8)
+    fail(entry + ": compression method " + std::to_string(e.method) +
+         " is not supported (only 0 stored and 8 deflate)");
+  if (e.method == 0 && e.compressed != e.uncompressed)
+    fail(entry + ": stored entry with compressed size " + std::to_string(e.compressed) +
+         " != uncompressed size " + std::to_string(e.uncompressed));
+  if (e.method == 8 && e.uncompressed / kMaxDeflateRatio > e.compressed)
+    fail(entry + ": claims " + std::to_string(e.uncompressed) + " bytes inflated from " +
+         std::to_string(e.compressed) + ", more than deflate can produce");
+}
+
+// Where the data of the entry whose local header is at `local` starts: only the header's name
+// and extra lengths are used.
+std::uint64_t NpzArchive::data_offset(std::uint64_t local, std::uint64_t compressed,
+                                      const std::string& entry) const {
+  const std::uint8_t* base = file_.data();
+  const std::uint64_t size = file_.size();
+  if (local > size || size - local < kLocalSize || le(base + local, 4) != kLocalSig)
+    fail("truncated or corrupt: " + entry + ": no local header at offset " +
+         std::to_string(local) + " (file size " + std::to_string(size) + ")");
+  const std::uint64_t offset = local + kLocalSize + le(base + local + 26, 2) +
+                               le(base + local + 28, 2);
+  if (offset > size || compressed > size - offset)
+    fail("truncated: " + entry + ": data at offset " + std::to_string(offset) + " (" +
+         std::to_string(compressed) + " bytes) extends past the end of the file (size " +
+         std::to_string(size) + ")");
+  return offset;
 }
 
 const NpzArchive::Entry& NpzArchive::find(const std::string& name) const {

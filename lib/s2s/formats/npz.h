@@ -69,7 +69,21 @@ class NpzArchive : public TensorIndex {
     std::uint64_t data_offset = 0;  // start of the entry's data, after the local header
   };
 
+  // Where the central directory is (offset and size in bytes) and its entry count.
+  struct Directory {
+    std::uint64_t count = 0;
+    std::uint64_t size = 0;
+    std::uint64_t offset = 0;
+  };
+
   void read_directory();
+  Directory find_directory() const;
+  std::uint64_t read_central_record(const Directory& directory, std::uint64_t i, std::uint64_t p);
+  void read_zip64_extra(const std::uint8_t* extra, std::uint64_t extra_len,
+                        const std::string& entry, Entry& e, std::uint64_t& local) const;
+  void check_sizes(const Entry& e, const std::string& entry) const;
+  std::uint64_t data_offset(std::uint64_t local, std::uint64_t compressed,
+                            const std::string& entry) const;
   const Entry& find(const std::string& name) const;
 
   MappedFile file_;
