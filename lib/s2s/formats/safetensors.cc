@@ -58,6 +58,21 @@ SafetensorsFile::SafetensorsFile(const std::string& path)
 }
 
 void SafetensorsFile::parse_header() {
+  const std::uint64_t n = header_length();
+  data_start_ = 8 + n;
+  const std::uint64_t buffer = file_.size() - data_start_;
+  const json header = header_json(n);
+  for (const auto& [key, value] : header.items()) {
+    if (key == "__metadata__")
+      read_metadata(value);
+    else
+      entries_.push_back(read_entry(key, value, buffer));
+  }
+  index_tiled_entries(buffer);
+}
+
+// The 8-byte little-endian length N of the JSON header that follows it.
+std::uint64_t SafetensorsFile::header_length() const {
   const std::uint64_t size = file_.size();
   if (size < 8)
     fail("truncated: " + std::to_string(size) +
@@ -71,9 +86,10 @@ void SafetensorsFile::parse_header() {
   if (n > size - 8)
     fail("truncated: header of " + std::to_string(n) + " bytes claimed, " +
          std::to_string(size - 8) + " left");
-  data_start_ = 8 + n;
-  const std::uint64_t buffer = size - data_start_;
+  return n;
+}
 
+json SafetensorsFile::header_json(std::uint64_t n) const {
   const char* text = reinterpret_cast<const char*>(file_.data() + 8);
   // nlohmann stops at a NUL as if the input ended there, so the bytes after one would go unchecked;
   // raw NULs are never valid JSON (the reference rejects them).
@@ -87,66 +103,79 @@ void SafetensorsFile::parse_header() {
     fail(std::string("header is not valid JSON: ") + e.what());
   }
   if (!header.is_object()) fail("header is not a JSON object");
+  return header;
+}
 
-  // Offsets and dimensions must be JSON unsigned integers (the reference reads them as usize).
-  auto unsigned_of = [&](const json& v, const std::string& what) {
-    if (!v.is_number_unsigned()) fail(what + " is not a non-negative integer: " + v.dump());
-    return v.get<std::uint64_t>();
-  };
-  for (const auto& [key, value] : header.items()) {
-    if (key == "__metadata__") {
-      if (!value.is_object()) fail("__metadata__ is not a JSON object");
-      for (const auto& [k, v] : value.items()) {
-        if (!v.is_string()) fail("__metadata__ value of '" + k + "' is not a string");
-        metadata_[k] = v.get<std::string>();
-      }
-      continue;
-    }
-    const std::string what = "tensor '" + key + "'";
-    if (!value.is_object()) fail(what + ": entry is not a JSON object");
-    const auto dtype = value.find("dtype");
-    const auto shape = value.find("shape");
-    const auto offsets = value.find("data_offsets");
-    if (dtype == value.end() || shape == value.end() || offsets == value.end())
-      fail(what + ": entry lacks one of 'dtype', 'shape', 'data_offsets'");
-    if (!dtype->is_string()) fail(what + ": dtype is not a string");
-    if (!shape->is_array()) fail(what + ": shape is not an array");
-    if (!offsets->is_array() || offsets->size() != 2)
-      fail(what + ": data_offsets is not an array [begin, end]");
-
-    Entry e;
-    e.name = key;
-    e.dtype = dtype->get<std::string>();
-    const std::uint64_t item = item_size(e.dtype);
-    if (item == 0) fail(what + ": unknown dtype '" + e.dtype + "' (known: " + known_dtypes() + ")");
-    // Elements, and the product of the non-zero dimensions, which must fit in int64 so that even
-    // an empty tensor's strides cannot overflow.
-    std::uint64_t numel = 1, nonzero = 1;
-    bool overflow = false;
-    for (const json& d : *shape) {
-      const std::uint64_t dim = unsigned_of(d, what + ": dimension");
-      e.shape.push_back(dim > static_cast<std::uint64_t>(std::numeric_limits<dim_t>::max())
-                            ? std::numeric_limits<dim_t>::max()
-                            : static_cast<dim_t>(dim));
-      overflow |= __builtin_mul_overflow(numel, dim, &numel);
-      if (dim != 0) overflow |= __builtin_mul_overflow(nonzero, dim, &nonzero);
-    }
-    std::uint64_t nbytes = 0;
-    overflow |= nonzero > static_cast<std::uint64_t>(std::numeric_limits<dim_t>::max()) ||
-                __builtin_mul_overflow(numel, item, &nbytes);
-    if (overflow) fail(what + ": shape " + shape->dump() + " is too large");
-    e.begin = unsigned_of((*offsets)[0], what + ": data_offsets begin");
-    e.end = unsigned_of((*offsets)[1], what + ": data_offsets end");
-    if (e.begin > e.end || e.end > buffer)
-      fail(what + ": data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) +
-           "] do not fit in the " + std::to_string(buffer) + "-byte data buffer");
-    if (e.end - e.begin != nbytes)
-      fail(what + ": shape " + to_string(e.shape) + " of " + e.dtype + " needs " +
-           std::to_string(nbytes) + " bytes, data_offsets give " + std::to_string(e.end - e.begin));
-    entries_.push_back(std::move(e));
+void SafetensorsFile::read_metadata(const json& value) {
+  if (!value.is_object()) fail("__metadata__ is not a JSON object");
+  for (const auto& [k, v] : value.items()) {
+    if (!v.is_string()) fail("__metadata__ value of '" + k + "' is not a string");
+    metadata_[k] = v.get<std::string>();
   }
+}
 
-  // The reference sorts by (begin, end) and requires the entries to tile the buffer exactly.
+// Offsets and dimensions must be JSON unsigned integers (the reference reads them as usize).
+std::uint64_t SafetensorsFile::unsigned_of(const json& v, const std::string& what) const {
+  if (!v.is_number_unsigned()) fail(what + " is not a non-negative integer: " + v.dump());
+  return v.get<std::uint64_t>();
+}
+
+// One tensor's header entry, checked against the `buffer` bytes of data.
+SafetensorsFile::Entry SafetensorsFile::read_entry(const std::string& key, const json& value,
+                                                   std::uint64_t buffer) const {
+  const std::string what = "tensor '" + key + "'";
+  if (!value.is_object()) fail(what + ": entry is not a JSON object");
+  const auto dtype = value.find("dtype");
+  const auto shape = value.find("shape");
+  const auto offsets = value.find("data_offsets");
+  if (dtype == value.end() || shape == value.end() || offsets == value.end())
+    fail(what + ": entry lacks one of 'dtype', 'shape', 'data_offsets'");
+  if (!dtype->is_string()) fail(what + ": dtype is not a string");
+  if (!shape->is_array()) fail(what + ": shape is not an array");
+  if (!offsets->is_array() || offsets->size() != 2)
+    fail(what + ": data_offsets is not an array [begin, end]");
+
+  Entry e;
+  e.name = key;
+  e.dtype = dtype->get<std::string>();
+  const std::uint64_t nbytes = read_shape(*shape, what, e);
+  e.begin = unsigned_of((*offsets)[0], what + ": data_offsets begin");
+  e.end = unsigned_of((*offsets)[1], what + ": data_offsets end");
+  if (e.begin > e.end || e.end > buffer)
+    fail(what + ": data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) +
+         "] do not fit in the " + std::to_string(buffer) + "-byte data buffer");
+  if (e.end - e.begin != nbytes)
+    fail(what + ": shape " + to_string(e.shape) + " of " + e.dtype + " needs " +
+         std::to_string(nbytes) + " bytes, data_offsets give " + std::to_string(e.end - e.begin));
+  return e;
+}
+
+// Sets e.shape from `shape`; returns the bytes it needs in e.dtype.
+std::uint64_t SafetensorsFile::read_shape(const json& shape, const std::string& what,
+                                          Entry& e) const {
+  const std::uint64_t item = item_size(e.dtype);
+  if (item == 0) fail(what + ": unknown dtype '" + e.dtype + "' (known: " + known_dtypes() + ")");
+  // Elements, and the product of the non-zero dimensions, which must fit in int64 so that even
+  // an empty tensor's strides cannot overflow.
+  std::uint64_t numel = 1, nonzero = 1;
+  bool overflow = false;
+  for (const json& d : shape) {
+    const std::uint64_t dim = unsigned_of(d, what + ": dimension");
+    e.shape.push_back(dim > static_cast<std::uint64_t>(std::numeric_limits<dim_t>::max())
+                          ? std::numeric_limits<dim_t>::max()
+                          : static_cast<dim_t>(dim));
+    overflow |= __builtin_mul_overflow(numel, dim, &numel);
+    if (dim != 0) overflow |= __builtin_mul_overflow(nonzero, dim, &nonzero);
+  }
+  std::uint64_t nbytes = 0;
+  overflow |= nonzero > static_cast<std::uint64_t>(std::numeric_limits<dim_t>::max()) ||
+              __builtin_mul_overflow(numel, item, &nbytes);
+  if (overflow) fail(what + ": shape " + shape.dump() + " is too large");
+  return nbytes;
+}
+
+// The reference sorts by (begin, end) and requires the entries to tile the buffer exactly.
+void SafetensorsFile::index_tiled_entries(std::uint64_t buffer) {
   std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
     return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
   });

@@ -35,6 +35,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "s2s/core/tensor.h"
 #include "s2s/formats/mapped_file.h"
 #include "s2s/formats/tensor_index.h"
@@ -65,6 +67,14 @@ class SafetensorsFile : public TensorIndex {
   };
 
   void parse_header();
+  std::uint64_t header_length() const;
+  nlohmann::json header_json(std::uint64_t n) const;
+  void read_metadata(const nlohmann::json& value);
+  std::uint64_t unsigned_of(const nlohmann::json& v, const std::string& what) const;
+  Entry read_entry(const std::string& key, const nlohmann::json& value,
+                   std::uint64_t buffer) const;
+  std::uint64_t read_shape(const nlohmann::json& shape, const std::string& what, Entry& e) const;
+  void index_tiled_entries(std::uint64_t buffer);
   const Entry& find(const std::string& name) const;
 
   MappedFile file_;
