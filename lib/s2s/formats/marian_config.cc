@@ -97,24 +97,8 @@ ops::Activation parse_activation(const std::string& name, std::vector<std::strin
   return ops::Activation::identity;
 }
 
-}  // namespace
-
-model::ModelConfig marian_config(const std::string& model_yml, const std::string& source) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(model_yml);
-  } catch (const YAML::Exception& e) {
-    throw ModelError(source + ": special:model.yml is not valid YAML: " + e.what());
-  }
-  if (!root.IsMap()) throw ModelError(source + ": special:model.yml is not a YAML mapping");
-
-  std::vector<std::string> problems;
-  Options opt(root, problems);
-  model::ModelConfig c;
-  const std::string type = opt.get<std::string>("type", "amun");
-  if (type != "transformer")
-    problems.push_back("model type '" + type + "' is not supported (only transformer)");
-
+// Sizes: vocabularies, width, depth, heads, feed-forward layers.
+void read_sizes(Options& opt, model::ModelConfig& c, std::vector<std::string>& problems) {
   const std::vector<dim_t> vocabs = opt.get_list("dim-vocabs");
   if (vocabs.size() != 2)
     problems.push_back("option 'dim-vocabs' must list two sizes");
@@ -134,7 +118,10 @@ model::ModelConfig marian_config(const std::string& model_yml, const std::string
   c.decoder_ffn_depth = decoder_depth != 0 ? decoder_depth : c.encoder_ffn_depth;
   c.activation = parse_activation(opt.get<std::string>("transformer-ffn-activation", "swish"),
                                   problems);
+}
 
+// What surrounds each layer (Marian's d/a/n letters), and the position encoding.
+void read_layer_shape(Options& opt, model::ModelConfig& c, std::vector<std::string>& problems) {
   c.pre_norm = parse_norm_only(opt.get<std::string>("transformer-preprocess", ""),
                                "transformer-preprocess", problems);
   c.post_ops = parse_post_ops(opt.get<std::string>("transformer-postprocess", "dan"),
@@ -153,14 +140,12 @@ model::ModelConfig marian_config(const std::string& model_yml, const std::string
   } else {
     c.positions = layers::PositionEncoding::sinusoid_marian;
   }
+}
 
-  const bool tied_all = opt.get<bool>("tied-embeddings-all", false);
-  c.shared_embeddings = tied_all || opt.get<bool>("tied-embeddings-src", false);
-  c.tied_output = tied_all || opt.get<bool>("tied-embeddings", false);
-  c.output_bias = !opt.get<bool>("output-omit-bias", false);
-  // Marian writes this key into every model ("last" by default) and aligns with head 0 of that
-  // layer for any model (transformer.h collectOneHead); it does not record whether training
-  // guided that head, so neither can s2s.
+// Marian writes this key into every model ("last" by default) and aligns with head 0 of that
+// layer for any model (transformer.h collectOneHead); it does not record whether training
+// guided that head, so neither can s2s.
+void read_alignment_layer(Options& opt, model::ModelConfig& c) {
   const std::string align = opt.get<std::string>("transformer-guided-alignment-layer", "last");
   if (align == "last") {
     c.alignment_layer = c.decoder_layers - 1;
@@ -172,8 +157,10 @@ model::ModelConfig marian_config(const std::string& model_yml, const std::string
                        "' names no decoder layer (1.." + std::to_string(c.decoder_layers) +
                        " or last)";
   }
-  c.decoder_start_id = -1;  // Marian starts decoding from an all-zero embedding
+}
 
+// Options that would change the computation in ways s2s does not implement.
+void refuse_unsupported(Options& opt, std::vector<std::string>& problems) {
   opt.require<bool>("transformer-no-projection", false, "attention without output projection");
   opt.require<std::string>("transformer-decoder-autoreg", "self-attention",
                            "only self-attention decoders are supported (not average-attention or rnn)");
@@ -184,7 +171,34 @@ model::ModelConfig marian_config(const std::string& model_yml, const std::string
   opt.require<bool>("ulr", false, "universal lexical representations");
   if (!opt.get_list("transformer-tied-layers").empty())
     problems.push_back("option 'transformer-tied-layers' is not supported");
+}
 
+}  // namespace
+
+model::ModelConfig marian_config(const std::string& model_yml, const std::string& source) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(model_yml);
+  } catch (const YAML::Exception& e) {
+    throw ModelError(source + ": special:model.yml is not valid YAML: " + e.what());
+  }
+  if (!root.IsMap()) throw ModelError(source + ": special:model.yml is not a YAML mapping");
+
+  std::vector<std::string> problems;
+  Options opt(root, problems);
+  model::ModelConfig c;
+  const std::string type = opt.get<std::string>("type", "amun");
+  if (type != "transformer")
+    problems.push_back("model type '" + type + "' is not supported (only transformer)");
+  read_sizes(opt, c, problems);
+  read_layer_shape(opt, c, problems);
+  const bool tied_all = opt.get<bool>("tied-embeddings-all", false);
+  c.shared_embeddings = tied_all || opt.get<bool>("tied-embeddings-src", false);
+  c.tied_output = tied_all || opt.get<bool>("tied-embeddings", false);
+  c.output_bias = !opt.get<bool>("output-omit-bias", false);
+  read_alignment_layer(opt, c);
+  c.decoder_start_id = -1;  // Marian starts decoding from an all-zero embedding
+  refuse_unsupported(opt, problems);
   throw_if_problems<ModelError>(source + ": unsupported or invalid model (special:model.yml)",
                                 problems);
   return c;
