@@ -55,19 +55,8 @@ void print_coverage(std::string& out, const char* side, const text::VocabCoverag
     add(out, "  %s byte fallback: no, characters without a piece become <unk>\n", side);
 }
 
-}  // namespace
-
-std::string describe_model(const std::string& model_folder, const std::string& source_spm,
-                           const std::string& target_spm) {
-  std::string out;
-  const std::shared_ptr<const model::Model> model =
-      formats::load_model(model_folder, formats::SpmPaths{source_spm, target_spm},
-                          ops::Precision::f32, formats::LoadFor::inspection);
-  const model::ModelConfig& c = model->config();
-  const model::ModelInfo& info = model->info();
-  const text::TextCodec& codec = model->codec();
-  add(out, "format: %s\nfolder: %s\n", info.format.c_str(), info.folder.c_str());
-  for (const auto& [role, path] : info.files) add(out, "  %s: %s\n", role.c_str(), path.c_str());
+// Layers, sizes, norms, positions, embeddings, alignment.
+void describe_architecture(const model::ModelConfig& c, std::string& out) {
   add(out, "architecture: %s, %s\n", c.architecture.c_str(),
               c.pre_norm ? "pre-norm" : "post-norm");
   add(out, "  layers: %lld encoder, %lld decoder\n", static_cast<long long>(c.encoder_layers),
@@ -94,7 +83,13 @@ std::string describe_model(const std::string& model_folder, const std::string& s
                 static_cast<long long>(c.decoder_layers));
   else
     add(out, "  word alignment (--alignment): not available: %s\n", c.alignment_note.c_str());
-  add(out, "parameters: %lld\n", static_cast<long long>(info.parameters));
+}
+
+// Vocabulary sizes, special ids, what SentencePiece can spell, language tokens.
+void describe_vocabulary(const model::Model& model, std::string& out) {
+  const model::ModelConfig& c = model.config();
+  const model::ModelInfo& info = model.info();
+  const text::TextCodec& codec = model.codec();
   add(out, "vocabulary: source %lld, target %lld\n",
               static_cast<long long>(c.source_vocab_size), static_cast<long long>(c.target_vocab_size));
   add(out, "  special ids: source </s> %d, target </s> %d, target <unk> %d, decoder start %s\n",
@@ -119,6 +114,10 @@ std::string describe_model(const std::string& model_folder, const std::string& s
     for (const std::string& l : labels) add(out, " %s", l.substr(2, l.size() - 4).c_str());
     add(out, "\n");
   }
+}
+
+// The model's own settings, and what translate does to a line before the model sees it.
+void describe_settings(const model::ModelInfo& info, std::string& out) {
   // The model's own settings: those s2s applies, and those it ignores (they do not change
   // translations, e.g. the mini-batch: 1 OPUS-MT writes for servers).
   std::string used, ignored;
@@ -136,6 +135,23 @@ std::string describe_model(const std::string& model_folder, const std::string& s
   add(out, "input text: placeholders, e-mail addresses, URLs, paths and characters the "
               "vocabulary cannot spell kept exactly (masked, put back after translation); "
               "--protect off changes it, --html keeps tags\n");
+}
+
+}  // namespace
+
+std::string describe_model(const std::string& model_folder, const std::string& source_spm,
+                           const std::string& target_spm) {
+  std::string out;
+  const std::shared_ptr<const model::Model> model =
+      formats::load_model(model_folder, formats::SpmPaths{source_spm, target_spm},
+                          ops::Precision::f32, formats::LoadFor::inspection);
+  const model::ModelInfo& info = model->info();
+  add(out, "format: %s\nfolder: %s\n", info.format.c_str(), info.folder.c_str());
+  for (const auto& [role, path] : info.files) add(out, "  %s: %s\n", role.c_str(), path.c_str());
+  describe_architecture(model->config(), out);
+  add(out, "parameters: %lld\n", static_cast<long long>(info.parameters));
+  describe_vocabulary(*model, out);
+  describe_settings(info, out);
   // Last, where it is seen: the model is described, but translate and score would refuse it.
   if (!info.missing.empty()) {
     add(out, "missing for translation (translate and score refuse this folder):\n");
