@@ -97,6 +97,74 @@ std::int64_t int_at(std::uint8_t type, const std::uint8_t* data, std::size_t i) 
 
 bool is_integer(std::uint8_t type) { return type == kI8 || type == kI16 || type == kI32; }
 
+// One variable record as the file holds it (the data itself is skipped).
+struct VariableRecord {
+  std::string name;
+  Shape shape;
+  std::uint8_t type = 0;  // CTranslate2 dtype id
+  std::uint64_t offset = 0;
+  std::uint64_t nbytes = 0;
+};
+
+// The element type and the byte count of a variable, as binary version `version` stores them.
+std::uint64_t read_type_and_size(Cursor& in, std::uint32_t version, const std::string& what,
+                                 std::uint8_t& type) {
+  if (version >= 4) {
+    const std::uint64_t id = in.uint(1, what + " dtype");
+    if (id >= kTypeCount)
+      in.fail(what + ": unknown dtype id " + std::to_string(id) +
+              " (0 float32, 1 int8, 2 int16, 3 int32, 4 float16, 5 bfloat16)");
+    type = static_cast<std::uint8_t>(id);
+    return in.uint(4, what + " byte count");
+  }
+  // Versions <= 3 store the item size and the element count; CTranslate2 maps the size to a
+  // type (model.cc get_dtype_from_item_size).
+  const std::uint64_t item = in.uint(1, what + " item size");
+  if (item != 4 && item != 2 && item != 1)
+    in.fail(what + ": item size " + std::to_string(item) + " (expected 4, 2 or 1)");
+  type = item == 4 ? kF32 : item == 2 ? kI16 : kI8;
+  return in.uint(4, what + " element count") * item;
+}
+
+VariableRecord read_variable(Cursor& in, std::uint32_t version, std::uint64_t i) {
+  VariableRecord v;
+  v.name = in.string("name of variable " + std::to_string(i));
+  const std::string what = "variable '" + v.name + "'";
+  const std::uint64_t rank = in.uint(1, what + " rank");
+  if (rank > kMaxRank)
+    in.fail(what + ": rank " + std::to_string(rank) + " (at most 8 is accepted)");
+  std::vector<std::uint64_t> dims;
+  for (std::uint64_t r = 0; r < rank; ++r) {
+    dims.push_back(in.uint(4, what + " dimension"));
+    v.shape.push_back(static_cast<dim_t>(dims.back()));
+  }
+  v.nbytes = read_type_and_size(in, version, what, v.type);
+  if (v.nbytes > in.left())
+    in.fail(what + ": " + std::to_string(v.nbytes) + " bytes claimed, " +
+            std::to_string(in.left()) + " left");
+  const std::optional<std::uint64_t> expected = tensor_bytes(dims, kTypeSizes[v.type]);
+  if (!expected) in.fail(what + ": shape " + to_string(v.shape) + " is too large");
+  if (*expected != v.nbytes)
+    in.fail(what + ": shape " + to_string(v.shape) + " of " + kTypeNames[v.type] + " needs " +
+            std::to_string(*expected) + " bytes, the file gives " + std::to_string(v.nbytes));
+  v.offset = in.pos();
+  in.skip(v.nbytes);
+  return v;
+}
+
+// The (alias, target) pairs of binary versions >= 3.
+std::vector<std::pair<std::string, std::string>> read_aliases(Cursor& in, std::uint32_t version) {
+  std::vector<std::pair<std::string, std::string>> aliases;
+  if (version < 3) return aliases;
+  const std::uint64_t n_aliases = in.uint(4, "alias count");
+  for (std::uint64_t i = 0; i < n_aliases; ++i) {
+    std::string alias = in.string("name of alias " + std::to_string(i));
+    std::string target = in.string("target of alias '" + alias + "'");
+    aliases.emplace_back(std::move(alias), std::move(target));
+  }
+  return aliases;
+}
+
 }  // namespace
 
 Ct2ModelFile::Ct2ModelFile(const std::string& path)
@@ -117,69 +185,14 @@ void Ct2ModelFile::parse() {
     spec_name_ = in.string("spec name");
     revision_ = static_cast<std::uint32_t>(in.uint(4, "spec revision"));
   }
-
   // No reserve(): the counts are not trusted, and each record fails on its own if truncated.
   const std::uint64_t n_vars = in.uint(4, "variable count");
   for (std::uint64_t i = 0; i < n_vars; ++i) {
-    std::string name = in.string("name of variable " + std::to_string(i));
-    const std::string what = "variable '" + name + "'";
-    Variable v;
-    const std::uint64_t rank = in.uint(1, what + " rank");
-    if (rank > kMaxRank)
-      in.fail(what + ": rank " + std::to_string(rank) + " (at most 8 is accepted)");
-    // Elements, and the product of the non-zero dimensions, which must fit in int64 so that even
-    // an empty tensor's strides cannot overflow.
-    std::uint64_t numel = 1, nonzero = 1;
-    bool overflow = false;
-    for (std::uint64_t r = 0; r < rank; ++r) {
-      const std::uint64_t dim = in.uint(4, what + " dimension");
-      v.shape.push_back(static_cast<dim_t>(dim));
-      overflow |= __builtin_mul_overflow(numel, dim, &numel);
-      if (dim != 0) overflow |= __builtin_mul_overflow(nonzero, dim, &nonzero);
-    }
-    std::uint64_t nbytes = 0;
-    if (version_ >= 4) {
-      const std::uint64_t id = in.uint(1, what + " dtype");
-      if (id >= kTypeCount)
-        in.fail(what + ": unknown dtype id " + std::to_string(id) +
-                " (0 float32, 1 int8, 2 int16, 3 int32, 4 float16, 5 bfloat16)");
-      v.type = static_cast<std::uint8_t>(id);
-      nbytes = in.uint(4, what + " byte count");
-    } else {
-      // Versions <= 3 store the item size and the element count; CTranslate2 maps the size to a
-      // type (model.cc get_dtype_from_item_size).
-      const std::uint64_t item = in.uint(1, what + " item size");
-      if (item != 4 && item != 2 && item != 1)
-        in.fail(what + ": item size " + std::to_string(item) + " (expected 4, 2 or 1)");
-      v.type = item == 4 ? kF32 : item == 2 ? kI16 : kI8;
-      nbytes = in.uint(4, what + " element count") * item;
-    }
-    if (nbytes > in.left())
-      in.fail(what + ": " + std::to_string(nbytes) + " bytes claimed, " +
-              std::to_string(in.left()) + " left");
-    std::uint64_t expected = 0;
-    overflow |= nonzero > static_cast<std::uint64_t>(std::numeric_limits<dim_t>::max()) ||
-                __builtin_mul_overflow(numel, kTypeSizes[v.type], &expected);
-    if (overflow) in.fail(what + ": shape " + to_string(v.shape) + " is too large");
-    if (expected != nbytes)
-      in.fail(what + ": shape " + to_string(v.shape) + " of " + kTypeNames[v.type] + " needs " +
-              std::to_string(expected) + " bytes, the file gives " + std::to_string(nbytes));
-    v.offset = in.pos();
-    v.nbytes = nbytes;
-    in.skip(nbytes);
-    add(std::move(name), "variable");
-    variables_.push_back(std::move(v));
+    VariableRecord v = read_variable(in, version_, i);
+    add(std::move(v.name), "variable");
+    variables_.push_back(Variable{std::move(v.shape), v.type, v.offset, v.nbytes});
   }
-
-  std::vector<std::pair<std::string, std::string>> aliases;
-  if (version_ >= 3) {
-    const std::uint64_t n_aliases = in.uint(4, "alias count");
-    for (std::uint64_t i = 0; i < n_aliases; ++i) {
-      std::string alias = in.string("name of alias " + std::to_string(i));
-      std::string target = in.string("target of alias '" + alias + "'");
-      aliases.emplace_back(std::move(alias), std::move(target));
-    }
-  }
+  const auto aliases = read_aliases(in, version_);
   // The writer leaves nothing after the last record; extra bytes mean a wrong count.
   if (in.left() != 0)
     in.fail(std::to_string(in.left()) + " unexpected bytes after the last record, at byte " +

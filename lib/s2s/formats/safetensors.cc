@@ -155,23 +155,16 @@ std::uint64_t SafetensorsFile::read_shape(const json& shape, const std::string& 
                                           Entry& e) const {
   const std::uint64_t item = item_size(e.dtype);
   if (item == 0) fail(what + ": unknown dtype '" + e.dtype + "' (known: " + known_dtypes() + ")");
-  // Elements, and the product of the non-zero dimensions, which must fit in int64 so that even
-  // an empty tensor's strides cannot overflow.
-  std::uint64_t numel = 1, nonzero = 1;
-  bool overflow = false;
+  std::vector<std::uint64_t> dims;
   for (const json& d : shape) {
-    const std::uint64_t dim = unsigned_of(d, what + ": dimension");
-    e.shape.push_back(dim > static_cast<std::uint64_t>(std::numeric_limits<dim_t>::max())
+    dims.push_back(unsigned_of(d, what + ": dimension"));
+    e.shape.push_back(dims.back() > static_cast<std::uint64_t>(std::numeric_limits<dim_t>::max())
                           ? std::numeric_limits<dim_t>::max()
-                          : static_cast<dim_t>(dim));
-    overflow |= __builtin_mul_overflow(numel, dim, &numel);
-    if (dim != 0) overflow |= __builtin_mul_overflow(nonzero, dim, &nonzero);
+                          : static_cast<dim_t>(dims.back()));
   }
-  std::uint64_t nbytes = 0;
-  overflow |= nonzero > static_cast<std::uint64_t>(std::numeric_limits<dim_t>::max()) ||
-              __builtin_mul_overflow(numel, item, &nbytes);
-  if (overflow) fail(what + ": shape " + shape.dump() + " is too large");
-  return nbytes;
+  const std::optional<std::uint64_t> nbytes = tensor_bytes(dims, item);
+  if (!nbytes) fail(what + ": shape " + shape.dump() + " is too large");
+  return *nbytes;
 }
 
 // The reference sorts by (begin, end) and requires the entries to tile the buffer exactly.

@@ -1,9 +1,11 @@
 #include "s2s/formats/tensor_index.h"
 
+#include <limits>
 #include <utility>
 
 #include "s2s/core/error.h"
 #include "s2s/core/strings.h"
+#include "s2s/core/tensor.h"
 
 namespace s2s::formats {
 
@@ -31,6 +33,21 @@ std::vector<std::string> closest(const std::vector<std::string>& names, const st
 }
 
 }  // namespace
+
+std::optional<std::uint64_t> tensor_bytes(const std::vector<std::uint64_t>& dims,
+                                          std::uint64_t item_size) {
+  std::uint64_t numel = 1, nonzero = 1;
+  bool overflow = false;
+  for (const std::uint64_t dim : dims) {
+    overflow |= __builtin_mul_overflow(numel, dim, &numel);
+    if (dim != 0) overflow |= __builtin_mul_overflow(nonzero, dim, &nonzero);
+  }
+  std::uint64_t bytes = 0;
+  overflow |= nonzero > static_cast<std::uint64_t>(std::numeric_limits<dim_t>::max()) ||
+              __builtin_mul_overflow(numel, item_size, &bytes);
+  if (overflow) return std::nullopt;
+  return bytes;
+}
 
 TensorIndex::TensorIndex(std::string path, std::string noun, std::string nouns)
     : path_(std::move(path)), noun_(std::move(noun)), nouns_(std::move(nouns)) {}

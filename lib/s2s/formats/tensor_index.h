@@ -8,11 +8,19 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 namespace s2s::formats {
+
+// The bytes a tensor of dimensions `dims` with `item_size`-byte elements needs, as a reader
+// checks a size its file claims; nullopt when that overflows, or when the product of the
+// non-zero dimensions does not fit in dim_t (then even an empty tensor's strides could).
+std::optional<std::uint64_t> tensor_bytes(const std::vector<std::uint64_t>& dims,
+                                          std::uint64_t item_size);
 
 class TensorIndex {
  public:
