@@ -176,27 +176,73 @@ class WindowScorer {
   pipeline::TokenLimit limit_;
 };
 
+// The first phase of a run: settings without the model's (defaults < --config < given) and the
+// checks that open no file, so that usage errors come before the model loads.
+struct ScorePlan {
+  std::string config;  // the --config file ("" none)
+  pipeline::ConfigFileNotes config_notes;
+  std::optional<pipeline::Shard> shard;
+  std::string output_path;
+};
+
+ScorePlan plan_score(const ScoreJob& job, pipeline::ScoreSettings& s) {
+  ScorePlan plan;
+  plan.config = config_file(job.settings.config);
+  plan.config_notes = early_settings(job.settings, plan.config, s);
+  if (!job.settings.model.empty() && !plan.config_notes.model.empty())
+    plan.config_notes.ignored.push_back("model (-m given)");
+  check_combinations(job, s);
+  plan.shard = given_shard(job.shard, sharded_file(job), sharded_flag(job));
+  plan.output_path = plan.shard ? shard_output(job.output, sharded_file(job), *plan.shard)
+                                : job.output;
+  const bool reads_input = job.nbest.empty() && job.source.empty();
+  refuse_output_over_input(plan.output_path, {{reads_input ? job.input : "", "-i"},
+                                              {job.source, "--source"},
+                                              {job.target, "--target"},
+                                              {job.nbest, "--n-best"}});
+  if (job.resume) check_resumable(sharded_file(job), sharded_flag(job), plan.output_path);
+  if (s.quiet) log::set_level(log::Level::quiet);
+  note_ignored(job.settings, plan.config_notes, plan.config);
+  return plan;
+}
+
+// What the window loop has written.
+struct Written {
+  std::size_t pairs = 0;    // by this run
+  std::uint64_t bytes = 0;  // by this run
+  bool reader_gone = false;  // the output's reader went away (a normal end: `| head`)
+};
+
+// Scores window after window until the input ends or `stop` is set; a resume point only where
+// the same windows follow.
+Written score_windows(pipeline::PairReader& reader, const pipeline::WindowSchedule& windows,
+                      WindowScorer& scorer, RunOutput& output, Progress& progress,
+                      std::atomic<bool>& stop) {
+  Written w;
+  std::vector<pipeline::PairEntry> entries;
+  std::size_t line = reader.range().lines_before() + output.lines_start();  // of the input, read
+  while (reader.next(entries, windows.end_after(line) - line)) {
+    line += entries.size();
+    std::string out;
+    if (!scorer.score(entries, &stop, out)) break;  // stopped: this window is not written
+    if (!write_all(output.fd(), out)) {
+      w.reader_gone = true;
+      break;
+    }
+    w.pairs += entries.size();
+    w.bytes += out.size();
+    output.written(w.pairs, w.bytes, windows.is_boundary(line), reader.offset());
+    progress.update(w.pairs, false);
+    if (stop.load()) break;
+  }
+  return w;
+}
+
 }  // namespace
 
 RunResult score(const ScoreJob& job, const RunControl& control) {
-  pipeline::ScoreSettings s;  // defaults < --config < given
-  const std::string config = config_file(job.settings.config);
-  pipeline::ConfigFileNotes config_notes = early_settings(job.settings, config, s);
-  if (!job.settings.model.empty() && !config_notes.model.empty())
-    config_notes.ignored.push_back("model (-m given)");
-  check_combinations(job, s);
-  const std::optional<pipeline::Shard> shard =
-      given_shard(job.shard, sharded_file(job), sharded_flag(job));
-  const std::string output_path =
-      shard ? shard_output(job.output, sharded_file(job), *shard) : job.output;
-  const bool reads_input = job.nbest.empty() && job.source.empty();
-  refuse_output_over_input(output_path, {{reads_input ? job.input : "", "-i"},
-                                         {job.source, "--source"},
-                                         {job.target, "--target"},
-                                         {job.nbest, "--n-best"}});
-  if (job.resume) check_resumable(sharded_file(job), sharded_flag(job), output_path);
-  if (s.quiet) log::set_level(log::Level::quiet);
-  note_ignored(job.settings, config_notes, config);
+  pipeline::ScoreSettings s;
+  const ScorePlan plan = plan_score(job, s);
   set_num_threads(static_cast<int>(s.threads));
   std::atomic<bool> no_stop{false};
   std::atomic<bool>& stop = control.stop_flag ? *control.stop_flag() : no_stop;  // between batches
@@ -213,9 +259,9 @@ RunResult score(const ScoreJob& job, const RunControl& control) {
       static_cast<std::size_t>(s.score.batch_size), static_cast<std::size_t>(s.maxi_batch));
   // A resumed run reads a byte range of the input: the shard's, or the whole file's.
   const pipeline::Shard whole;
-  const pipeline::Shard* cut = shard ? &*shard : job.resume ? &whole : nullptr;
+  const pipeline::Shard* cut = plan.shard ? &*plan.shard : job.resume ? &whole : nullptr;
   pipeline::PairReader reader = open_pairs(job, s, input, &stop, cut, windows);
-  const std::string model_dir = model_folder(job.settings, config_notes);
+  const std::string model_dir = model_folder(job.settings, plan.config_notes);
   const auto model = formats::load_model(
       model_dir, formats::SpmPaths{s.source_spm, s.target_spm}, s.precision);
   pipeline::apply_languages(*model, s);  // NLLB-200 / M2M-100 language tokens (docs/models.md)
@@ -223,39 +269,26 @@ RunResult score(const ScoreJob& job, const RunControl& control) {
       model->codec(), {s.format, s.word_scores, !job.nbest.empty(), s.n_best_feature, s.summary,
                        s.score.alignment});
   WindowScorer scorer(model, s, formatter);
-  RunOutput output(output_path, job.resume, [&] {
-    return journal_of_run(job, output_path, reader.range(), model_dir, s);
+  RunOutput output(plan.output_path, job.resume, [&] {
+    return journal_of_run(job, plan.output_path, reader.range(), model_dir, s);
   });
   if (output.complete()) return {output.lines_start(), false};
   if (output.resumes()) reader.skip_done(output.lines_start(), output.input_start());
   Progress progress(control.progress_line && !s.quiet && log::stderr_is_terminal() &&
                         job.output != "-",
                     control.progress);
-  std::vector<pipeline::PairEntry> entries;
-  std::size_t line = reader.range().lines_before() + output.lines_start();  // of the input, read
-  std::size_t done = 0;     // pairs written by this run
-  std::uint64_t bytes = 0;  // bytes written by this run
-  while (reader.next(entries, windows.end_after(line) - line)) {
-    line += entries.size();
-    std::string out;
-    if (!scorer.score(entries, &stop, out)) break;  // stopped: this window is not written
-    if (!write_all(output.fd(), out)) return {output.lines_start() + done, false};  // reader gone
-    done += entries.size();
-    bytes += out.size();
-    // A resume point only where the same windows follow.
-    output.written(done, bytes, windows.is_boundary(line), reader.offset());
-    progress.update(done, false);
-    if (stop.load()) break;
-  }
-  progress.update(done, true);
+  const Written w = score_windows(reader, windows, scorer, output, progress, stop);
+  const std::size_t records = output.lines_start() + w.pairs;
+  if (w.reader_gone) return {records, false};
+  progress.update(w.pairs, true);
   if (stop.load()) {
     output.stopped();  // resumable from its last window boundary
-    return {output.lines_start() + done, true};
+    return {records, true};
   }
   const std::string last = formatter.finish();  // the --summary record, if any
-  if (!write_all(output.fd(), last)) return {output.lines_start() + done, false};
-  output.completed(done, bytes + last.size(), reader.range().end);
-  return {output.lines_start() + done, false};
+  if (!write_all(output.fd(), last)) return {records, false};
+  output.completed(w.pairs, w.bytes + last.size(), reader.range().end);
+  return {records, false};
 }
 
 }  // namespace s2s::corpus
