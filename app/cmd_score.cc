@@ -63,15 +63,7 @@ void set_score_command(CLI::App& app) {
       ->type_name("SOURCE TARGET");
   cmd->add_option("-i,--input", args->input,
                   "Tab-separated 'source<TAB>target' lines ('-' = stdin) [default: -]");
-  cmd->add_option("-o,--output", args->output,
-                  "Output file ('-' = stdout); with --shard also a folder or a name with {shard} "
-                  "[default: -]")
-      ->type_name("FILE");
-  add_shard_flag(*cmd, args->shard);
-  cmd->add_flag("--resume", args->resume,
-                "Keep a journal next to the output (OUT.s2s-journal) and continue an interrupted "
-                "run where it stopped: same command line plus --resume; refused when the inputs, "
-                "model or options changed; a complete output is left as it is");
+  add_output_flags(*cmd, args->output, args->shard, args->resume, "inputs");
   cmd->add_option("--n-best", args->nbest,
                   "Rescore a Marian/Moses n-best list (needs --source); adds a feature to each line "
                   "[default: none]");

@@ -60,15 +60,7 @@ void set_translate_command(CLI::App& app) {
   add_model_flags(*cmd, args->model);
   cmd->add_option("-i,--input", args->input, "Input file ('-' = stdin) [default: -]")
       ->type_name("FILE");
-  cmd->add_option("-o,--output", args->output,
-                  "Output file ('-' = stdout); with --shard also a folder or a name with {shard} "
-                  "[default: -]")
-      ->type_name("FILE");
-  add_shard_flag(*cmd, args->shard);
-  cmd->add_flag("--resume", args->resume,
-                "Keep a journal next to the output (OUT.s2s-journal) and continue an interrupted "
-                "run where it stopped: same command line plus --resume; refused when the input, "
-                "model or options changed; a complete output is left as it is");
+  add_output_flags(*cmd, args->output, args->shard, args->resume, "input");
   cmd->add_option("-c,--config", args->config,
                   "YAML file of options, keys as the long flags (flags given here win), or the "
                   "name of a shipped one: fast, quality");

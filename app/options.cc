@@ -105,15 +105,24 @@ std::vector<std::string> ignored_given(const OptionFlags& flags) {
   return given;
 }
 
-void add_shard_flag(CLI::App& cmd, std::string& text) {
-  cmd.add_option("--shard", text,
+void add_output_flags(CLI::App& cmd, std::string& output, std::string& shard, bool& resume,
+                      const char* inputs) {
+  cmd.add_option("-o,--output", output,
+                 "Output file ('-' = stdout); with --shard also a folder or a name with {shard} "
+                 "[default: -]")
+      ->type_name("FILE");
+  cmd.add_option("--shard", shard,
                  "Only shard K (0-based) of N of the input file (-i FILE, not stdin): the lines "
                  "starting in its K-th N-th by bytes; the shards' outputs, concatenated in order, "
                  "equal the whole run's. -o FOLDER writes FOLDER/<input name>.KKKKK-of-NNNNN, "
                  "and {shard} in -o is replaced by KKKKK-of-NNNNN [default: none: the whole "
                  "input]")
       ->type_name("K/N");
+  cmd.add_flag("--resume", resume,
+               std::string("Keep a journal next to the output (OUT.s2s-journal) and continue an "
+                           "interrupted run where it stopped: same command line plus --resume; "
+                           "refused when the ") +
+                   inputs + ", model or options changed; a complete output is left as it is");
 }
-
 
 }  // namespace s2s::app

@@ -38,7 +38,9 @@ void add_marian_flags(CLI::App& cmd, Command command, OptionFlags& flags);
 // The ignored Marian flags given on the command line ("--devices", ...), for the run's note.
 std::vector<std::string> ignored_given(const OptionFlags& flags);
 
-// --shard K/N into `text` ("" when not given).
-void add_shard_flag(CLI::App& cmd, std::string& text);
+// -o, --shard and --resume: where a run writes, and how a long run is cut and continued.
+// `inputs` names what a resumed run checks in --resume's help: "input" or "inputs".
+void add_output_flags(CLI::App& cmd, std::string& output, std::string& shard, bool& resume,
+                      const char* inputs);
 
 }  // namespace s2s::app
