@@ -166,8 +166,8 @@
   }
 
   function doneSoFar(done, total) {
-    if (done === 0) return "nothing was translated.";
-    return `lines 1 to ${done} of ${total} are translated below, the rest is not.`;
+    if (done === 0) return "Nothing was translated.";
+    return `Lines 1 to ${done} of ${total} are translated below, the rest is not.`;
   }
 
   // ---- translating ----
@@ -216,7 +216,7 @@
       }
     } catch (e) {
       failed = true;
-      if (e.name === "AbortError") showError(`Stopped: ${doneSoFar(done, lines.length)}`);
+      if (e.name === "AbortError") showError(`Stopped. ${doneSoFar(done, lines.length)}`);
       else showError(`Translation failed: ${e.message}. ${doneSoFar(done, lines.length)}`);
     } finally {
       state.running = null;
@@ -224,6 +224,7 @@
     }
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     finishProgress(failed ? "" : `Translated ${lines.length} line${lines.length === 1 ? "" : "s"} in ${seconds} s.`);
+    if (done === 0) return;  // the text stays in the editor, to be changed
     const linked = model.alignment && !options.html;
     render({ lines, results, chosen: results.map(() => 0), linked });
   }

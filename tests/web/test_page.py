@@ -351,7 +351,23 @@ def check_progress(page):
     for done in (0, 8, 16):
         check("Translating: %d of 17 lines done" % done in seen, "progress %d of 17 not shown: %r" % (done, seen))
     check(seen[-1].startswith("Translated 17 lines"), "no final progress: %r" % seen)
-    check(page.translation() == cli_translate(lines, "-b", "1"), "long input differs from the CLI")
+    want = cli_translate(lines, "-b", "1")
+    check(page.translation() == want, "long input differs from the CLI")
+    # Stop while the second request is out (held until aborted, as on a slow network): the
+    # first request's lines stay, the rest is said to be missing.
+    page.js("""const fetchNow = window.fetch; let requests = 0;
+        window.fetch = (url, init) => ++requests === 1 ? fetchNow(url, init) : new Promise((_, reject) =>
+            init.signal.addEventListener('abort', () => reject(new DOMException('stopped', 'AbortError'))));
+        window.restoreFetch = () => { window.fetch = fetchNow; };""")
+    page.d.find_element(By.ID, "translate").click()
+    page.wait(lambda: page.d.find_element(By.ID, "progress-text").text.startswith("Translating: 8 of 17"),
+              "the first request's progress")
+    page.d.find_element(By.ID, "stop").click()
+    page.js("window.restoreFetch()")
+    page.wait_done()
+    check(page.error() == "Stopped. Lines 1 to 8 of 17 are translated below, the rest is not.",
+          "stop: %r" % page.error())
+    check(page.translation().split("\n")[:8] == want.split("\n")[:8], "the lines done before Stop are not shown")
     page.d.find_element(By.ID, "beam").clear()
 
 
@@ -360,21 +376,23 @@ def check_too_long(page):
     page.press_translate()
     error = page.error()
     check("refused" in error and "exceeds text limit (%d)" % MAX_CHARS in error, "too long: %r" % error)
+    check(page.d.find_element(By.ID, "source").is_displayed(), "the refused text is not left in the editor")
     page.shot("error-too-long")
 
 
-def check_phone(page):
+def check_phone(page, answer):
+    """375 px wide (after check_alternatives: line 1 shows its second hypothesis, the list open)."""
+    chosen = answer["results"][0]["hypotheses"][1]
     page.d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                            {"width": 375, "height": 740, "deviceScaleFactor": 2, "mobile": True})
     page.open_options()
-    page.set_text(PARAGRAPHS)
-    page.press_translate()
     width = page.js("return [document.documentElement.scrollWidth, document.documentElement.clientWidth, innerWidth]")
     check(width[0] <= width[1] == 375, "horizontal scrolling at 375 px: %r" % width)
     check(page.js("return getComputedStyle(document.querySelector('.panes')).gridTemplateColumns.split(' ').length") == 1,
           "two columns at phone width")
     page.words("target", 0)[1].click()  # a tap
-    check(page.highlighted("source") != [], "a tap highlighted nothing")
+    want = expected_partners(PARAGRAPHS[0], chosen, "target", word_begins(chosen["text"])[1])
+    check(page.highlighted("source") == want, "a tap highlighted %r, not %r" % (page.highlighted("source"), want))
     page.shot("phone")
     page.d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
@@ -389,6 +407,9 @@ def check_stopped_server(page):
 
 def main():
     os.makedirs(SHOTS, exist_ok=True)
+    for old in os.listdir(SHOTS):
+        if old.endswith(".png"):
+            os.remove(os.path.join(SHOTS, old))
     started = time.time()
     with tempfile.TemporaryDirectory() as work:
         server = Server(work)
@@ -415,6 +436,8 @@ def main():
             step("check_keyboard_words")
             check_alternatives(page, answer)
             step("check_alternatives")
+            check_phone(page, answer)
+            step("check_phone")
             check_options(page, work)
             step("check_options")
             check_unaligned_model(page)
@@ -423,8 +446,6 @@ def main():
             step("check_progress")
             check_too_long(page)
             step("check_too_long")
-            check_phone(page)
-            step("check_phone")
             check_stopped_server(page)
             step("check_stopped_server")
         except Exception:
