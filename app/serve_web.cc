@@ -38,15 +38,18 @@ json served_models(const ServeState& state) {
 }
 
 void add_web_routes(httplib::Server& server, const ServeState& state) {
-  for (const WebAsset& asset : web_assets())
-    server.Get(std::regex_replace(asset.path, std::regex(R"(\.)"), R"(\.)"), [&asset](const httplib::Request&, httplib::Response& res) {
+  for (const WebAsset& asset : web_assets()) {
+    // httplib's routes are regular expressions: the file name's dots matched as dots.
+    const std::string route = std::regex_replace(asset.path, std::regex(R"(\.)"), R"(\.)");
+    server.Get(route, [&asset](const httplib::Request&, httplib::Response& res) {
       res.set_header("Content-Security-Policy",
                      "default-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'");
       res.set_header("X-Content-Type-Options", "nosniff");
       res.set_header("Cache-Control", "no-cache");
       res.set_content(asset.body.data(), asset.body.size(), asset.content_type);
     });
-  const std::string models = served_models(state).dump();
+  }
+  const std::string models = served_models(state).dump();  // the models do not change
   server.Get("/v1/models", [models](const httplib::Request&, httplib::Response& res) {
     res.set_content(models, "application/json");
   });
