@@ -15,6 +15,7 @@
 #include "interrupt.h"
 #include "serve.h"
 #include "serve_api.h"
+#include "serve_web.h"
 #include "s2s/core/log.h"
 
 namespace s2s::app {
@@ -124,6 +125,7 @@ void set_routes(httplib::Server& server, ServeState& state) {
     send_json(res, 200, {{"status", "ok"}, {"queued", state.queue->queued()},
                          {"batches", batches}, {"texts", texts}});
   });
+  add_web_routes(server, state);  // GET / (the page) and GET /v1/models
   server.Get("/openapi.json", [](const httplib::Request&, httplib::Response& res) {
     send_json(res, 200, openapi());
   });

@@ -4,6 +4,8 @@
 #include <map>
 #include <memory>
 
+#include "serve_glossary.h"
+
 namespace s2s::app {
 namespace {
 
@@ -229,6 +231,8 @@ json native_translate(const ServeState& state, const json& body) {
   const std::string target = body.contains("target") ? required_string(body, "target") : state.models->front().target;
   const ServedModel& model = model_for(state, source, target);
   TranslationOptions options = native_options(body, lines.size());
+  const RequestGlossary glossary(body);  // its file lives until the translation is done
+  if (!glossary.path().empty()) options.settings.push_back({"glossary", glossary.path()});
   json group = body;
   group.erase("text");
   group.erase("target_prefix");
