@@ -95,6 +95,12 @@ void best_extensions(SearchState& s, dim_t k) {
   }
 }
 
+// Higher score first; ties to the lower (row, token), i.e. the lower flat index.
+bool better(const Candidate& a, const Candidate& b) {
+  if (a.score != b.score) return a.score > b.score;
+  return a.live != b.live ? a.live < b.live : a.token < b.token;
+}
+
 // The best `width` extensions of one sentence whose live rows are [first, last). Each row's own
 // top-k (values/indices) holds every candidate that can win, so only those are compared.
 std::vector<Candidate> select(const Tensor& values, const Tensor& indices, dim_t first,
@@ -105,55 +111,53 @@ std::vector<Candidate> select(const Tensor& values, const Tensor& indices, dim_t
     for (dim_t j = 0; j < k; ++j)
       candidates.push_back({values.data<float>()[r * k + j], static_cast<std::int32_t>(r),
                             indices.data<std::int32_t>()[r * k + j]});
-  // Higher score first; ties to the lower (row, token), i.e. the lower flat index.
-  const auto better = [](const Candidate& a, const Candidate& b) {
-    if (a.score != b.score) return a.score > b.score;
-    return a.live != b.live ? a.live < b.live : a.token < b.token;
-  };
   const dim_t keep = std::min<dim_t>(width, static_cast<dim_t>(candidates.size()));
   std::partial_sort(candidates.begin(), candidates.begin() + keep, candidates.end(), better);
   candidates.resize(keep);
   return candidates;
 }
 
-// The constrained selection of one sentence whose live rows are [first, last) (Post & Vilar's
-// dynamic beam allocation; the steps of tools/reference/constrained_search.py, ONE STEP 2-5):
-// the candidates are the sentence's best `width` extensions, each row's best token, and each
-// row's allowed constraint tokens that are not excluded; they are grouped in banks by the
-// constraint tokens met after them, and taken best first while their bank has a slot left.
-// `states` receives the constraint state after each chosen candidate.
-std::vector<Candidate> select_constrained(const SearchState& s, const SentenceBeam& beam,
-                                          dim_t first, dim_t last,
-                                          std::vector<ConstraintState>& states) {
-  const std::vector<Live>& live = s.live;
+// The candidates of the constrained selection of one sentence whose live rows are
+// [first, last), best first, each once: the sentence's best `width` extensions, each row's best
+// token, and each row's allowed constraint tokens that are not excluded.
+std::vector<Candidate> constrained_candidates(const SearchState& s, const SentenceBeam& beam,
+                                              dim_t first, dim_t last) {
   const Tensor &log_probs = s.workspace.log_probs, &values = s.workspace.top_values,
                &indices = s.workspace.top_indices;
-  const Constraints& constraints = *beam.constraints;
   const dim_t k = values.dim(1), vocab = log_probs.dim(1);
   std::vector<Candidate> candidates = select(values, indices, first, last, beam.width);  // (a)
   for (dim_t r = first; r < last; ++r) {
+    const Live& l = s.live[r];
     const std::int32_t row = static_cast<std::int32_t>(r);
     candidates.push_back({values.data<float>()[r * k], row, indices.data<std::int32_t>()[r * k]});
-    const std::vector<std::int32_t>& excluded = beam.excluded(live[r], false, s.forbidden);
-    for (std::int32_t token : constraints.allowed(live[r].constraint))
+    const std::vector<std::int32_t>& excluded = beam.excluded(l, false, s.forbidden);
+    for (std::int32_t token : beam.constraints->allowed(l.constraint))
       if (!std::binary_search(excluded.begin(), excluded.end(), token))
-        candidates.push_back(
-            {log_probs.data<float>()[r * vocab + token] + live[r].score, row, token});
+        candidates.push_back({log_probs.data<float>()[r * vocab + token] + l.score, row, token});
   }
-  const auto better = [](const Candidate& a, const Candidate& b) {
-    if (a.score != b.score) return a.score > b.score;
-    return a.live != b.live ? a.live < b.live : a.token < b.token;
-  };
   std::sort(candidates.begin(), candidates.end(), better);
   candidates.erase(std::unique(candidates.begin(), candidates.end(),
                                [](const Candidate& a, const Candidate& b) {
                                  return a.live == b.live && a.token == b.token;
                                }),
                    candidates.end());
+  return candidates;
+}
+
+// The constrained selection of one sentence whose live rows are [first, last) (Post & Vilar's
+// dynamic beam allocation; the steps of tools/reference/constrained_search.py, ONE STEP 2-5):
+// the candidates (constrained_candidates) are grouped in banks by the constraint tokens met
+// after them, and taken best first while their bank has a slot left. `states` receives the
+// constraint state after each chosen candidate.
+std::vector<Candidate> select_constrained(const SearchState& s, const SentenceBeam& beam,
+                                          dim_t first, dim_t last,
+                                          std::vector<ConstraintState>& states) {
+  const Constraints& constraints = *beam.constraints;
+  const std::vector<Candidate> candidates = constrained_candidates(s, beam, first, last);
   std::vector<ConstraintState> after;
   std::vector<dim_t> counts(constraints.total() + 1, 0);
   for (const Candidate& c : candidates) {
-    after.push_back(constraints.advance(live[c.live].constraint, c.token));
+    after.push_back(constraints.advance(s.live[c.live].constraint, c.token));
     ++counts[after.back().bank];
   }
   std::vector<dim_t> left = bank_sizes(beam.width, counts);

@@ -39,11 +39,28 @@ std::uint64_t sentence_seed(std::uint64_t seed, const std::vector<std::int32_t>&
   return mixed;
 }
 
-std::int32_t draw_token(const float* log_probs, std::int64_t vocab, const SearchOptions& options,
-                        double u, RowScratch& scratch) {
+namespace {
+
+// One row of log-probabilities as draw_token reads it.
+struct Row {
+  const float* log_probs;
+  float top;          // the largest
+  double temperature;
+
+  // Tempered weight relative to the most likely token (in double): p^(1/T), unnormalised.
+  double weight(std::int32_t id) const {
+    return std::exp((static_cast<double>(log_probs[id]) - top) / temperature);
+  }
+  // Most likely first; ties to the lower id, so that a cut never depends on sort details.
+  bool more_likely(std::int32_t a, std::int32_t b) const {
+    return log_probs[a] != log_probs[b] ? log_probs[a] > log_probs[b] : a < b;
+  }
+};
+
+// The ids not excluded (above the lowest float) into `ids`, by id; returns their largest
+// log-probability.
+float allowed_ids(const float* log_probs, std::int64_t vocab, std::vector<std::int32_t>& ids) {
   const float lowest = std::numeric_limits<float>::lowest();
-  std::vector<std::int32_t>& ids = scratch.ids;
-  std::vector<double>& weights = scratch.weights;
   ids.clear();
   float top = lowest;
   for (std::int32_t v = 0; v < vocab; ++v)
@@ -52,45 +69,60 @@ std::int32_t draw_token(const float* log_probs, std::int64_t vocab, const Search
       top = std::max(top, log_probs[v]);
     }
   S2S_CHECK(!ids.empty(), "sampling: every token is excluded");
-  // Tempered weights relative to the most likely token (in double): p^(1/T), unnormalised.
-  const auto weight = [&](std::int32_t id) {
-    return std::exp((static_cast<double>(log_probs[id]) - top) / options.temperature);
-  };
-  // Most likely first; ties to the lower id, so that a cut never depends on sort details.
-  const auto more_likely = [&](std::int32_t a, std::int32_t b) {
-    return log_probs[a] != log_probs[b] ? log_probs[a] > log_probs[b] : a < b;
-  };
-  const Sampling& s = options.sampling;
-  if (s.kind == Sampling::Kind::topk && static_cast<std::size_t>(s.k) < ids.size()) {
-    std::partial_sort(ids.begin(), ids.begin() + s.k, ids.end(), more_likely);
-    ids.resize(static_cast<std::size_t>(s.k));
-  } else if (s.kind == Sampling::Kind::topp) {
-    // The smallest most-likely-first set whose probability reaches p (at least one token): taken
-    // from a heap, as it is usually a few dozen of thousands of tokens.
-    double total = 0.0;
-    for (std::int32_t id : ids) total += weight(id);
-    const auto less_likely = [&](std::int32_t a, std::int32_t b) { return more_likely(b, a); };
-    std::make_heap(ids.begin(), ids.end(), less_likely);
-    auto kept_end = ids.end();  // the heap shrinks from the back; taken ids go there in order
-    double kept = 0.0;
-    std::size_t taken = 0;
-    while (kept_end != ids.begin() && (taken == 0 || kept < s.p * total)) {
-      std::pop_heap(ids.begin(), kept_end, less_likely);
-      --kept_end;
-      kept += weight(*kept_end);
-      ++taken;
-    }
-    // Most likely first: the taken ids sit at the back in reverse order of taking.
-    std::reverse(kept_end, ids.end());
-    ids.erase(ids.begin(), kept_end);
+  return top;
+}
+
+// The k most likely of `ids`, most likely first.
+void cut_top_k(const Row& row, std::size_t k, std::vector<std::int32_t>& ids) {
+  if (k >= ids.size()) return;
+  const auto more_likely = [&](std::int32_t a, std::int32_t b) { return row.more_likely(a, b); };
+  std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(k), ids.end(),
+                    more_likely);
+  ids.resize(k);
+}
+
+// The smallest most-likely-first set of `ids` whose probability reaches p (at least one token),
+// most likely first: taken from a heap, as it is usually a few dozen of thousands of tokens.
+void cut_top_p(const Row& row, double p, std::vector<std::int32_t>& ids) {
+  double total = 0.0;
+  for (std::int32_t id : ids) total += row.weight(id);
+  const auto less_likely = [&](std::int32_t a, std::int32_t b) { return row.more_likely(b, a); };
+  std::make_heap(ids.begin(), ids.end(), less_likely);
+  auto kept_end = ids.end();  // the heap shrinks from the back; taken ids go there in order
+  double kept = 0.0;
+  std::size_t taken = 0;
+  while (kept_end != ids.begin() && (taken == 0 || kept < p * total)) {
+    std::pop_heap(ids.begin(), kept_end, less_likely);
+    --kept_end;
+    kept += row.weight(*kept_end);
+    ++taken;
   }
-  // full: every allowed token, by id.
+  // Most likely first: the taken ids sit at the back in reverse order of taking.
+  std::reverse(kept_end, ids.end());
+  ids.erase(ids.begin(), kept_end);
+}
+
+// The id at `u` (in [0, 1)) of the cumulative weights of `ids`.
+std::int32_t draw_from(const Row& row, const std::vector<std::int32_t>& ids, double u,
+                       std::vector<double>& weights) {
   weights.clear();
   double sum = 0.0;
-  for (std::int32_t id : ids) weights.push_back(sum += weight(id));
+  for (std::int32_t id : ids) weights.push_back(sum += row.weight(id));
   const double target = u * sum;
   const auto at = std::upper_bound(weights.begin(), weights.end(), target);
   return at == weights.end() ? ids.back() : ids[static_cast<std::size_t>(at - weights.begin())];
+}
+
+}  // namespace
+
+std::int32_t draw_token(const float* log_probs, std::int64_t vocab, const SearchOptions& options,
+                        double u, RowScratch& scratch) {
+  const Row row{log_probs, allowed_ids(log_probs, vocab, scratch.ids),
+                static_cast<double>(options.temperature)};
+  const Sampling& s = options.sampling;
+  if (s.kind == Sampling::Kind::topk) cut_top_k(row, static_cast<std::size_t>(s.k), scratch.ids);
+  if (s.kind == Sampling::Kind::topp) cut_top_p(row, static_cast<double>(s.p), scratch.ids);
+  return draw_from(row, scratch.ids, u, scratch.weights);  // full: every allowed token, by id
 }
 
 std::int32_t draw_token(const float* log_probs, std::int64_t vocab, const SearchOptions& options,
