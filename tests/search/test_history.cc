@@ -99,7 +99,7 @@ TEST_CASE("sampling refuses terminology constraints", "[search]") {
   search::SearchRequest request;
   request.options.sampling.kind = search::Sampling::Kind::full;
   request.seeds = {1};
-  request.constraints = {search::Constraints({{5}})};
+  request.constraints.emplace_back(std::vector<std::vector<std::int32_t>>{{5}});
   CHECK_THROWS_AS(search::sample_search(*model, encoded, request), UsageError);
 }
 
