@@ -218,8 +218,8 @@ TEST_CASE("glossary (--glossary) on NLLB-200 / M2M-100: the terms placed after t
   }
 }
 
-TEST_CASE("glossary on NLLB-200: terms that do not fit fall back to the plain translation, "
-          "target-language token and all", "[formats][m2m100][cli]") {
+TEST_CASE("glossary on NLLB-200: terms that do not fit fall back to the plain translation "
+          "with its target-language token", "[formats][m2m100][cli]") {
   const test::TempDir tmp("m2m100_fallback");
   // Eight copies of the term cannot follow the language token within the length limit.
   const std::string terms = tmp.write("terms.tsv", "license\tLizenz Lizenz Lizenz Lizenz Lizenz "
