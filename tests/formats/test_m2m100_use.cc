@@ -218,6 +218,23 @@ TEST_CASE("glossary (--glossary) on NLLB-200 / M2M-100: the terms placed after t
   }
 }
 
+TEST_CASE("glossary on NLLB-200: terms that do not fit fall back to the plain translation "
+          "with its target-language token", "[formats][m2m100][cli]") {
+  const test::TempDir tmp("m2m100_fallback");
+  // Eight copies of the term cannot follow the language token within the length limit.
+  const std::string terms = tmp.write("terms.tsv", "license\tLizenz Lizenz Lizenz Lizenz Lizenz "
+                                                   "Lizenz Lizenz Lizenz\n");
+  const std::string args = " --format jsonl --max-length-factor 1 --source-lang en --target-lang de " +
+                           model_arg("hf-nllb-tied");
+  const auto plain = test::run_s2s("translate" + args, "the license is free\n");
+  const auto r = test::run_s2s("translate --glossary '" + terms + "'" + args, "the license is free\n");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("translated without them") != std::string::npos);
+  CHECK(!json::parse(plain.out)["translation"].get<std::string>().empty());
+  CHECK(r.out == plain.out);
+}
+
 TEST_CASE("s2s info describes NLLB-200 / M2M-100: family, languages, sizes", "[formats][m2m100][cli]") {
   const auto nllb = test::run_s2s("info " + model_arg("hf-nllb-sharded-untied-legacy"));
   REQUIRE(nllb.exit_code == 0);

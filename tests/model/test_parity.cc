@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "s2s/batch/batch.h"
-#include "s2s/search/greedy.h"
+#include "greedy_search.h"
 #include "fixtures.h"
 #include "model/golden.h"
 
@@ -88,7 +88,7 @@ TEST_CASE("fixture models match the numpy references", "[model][parity]") {
         INFO("sentence " << b);
         const model::EncoderOutput enc1 = model->encoder().forward(one.ids, one.lengths);
         const std::vector<search::Hypothesis> hyps =
-            search::greedy_search(*model, enc1, test::greedy_options(fixture));
+            test::greedy_search(*model, enc1, test::greedy_options(fixture));
         CHECK(hyps[0].ids == expected);
         worst.merge(test::step_logit_errors(*model, enc1, expected, greedy_logits, b));
       }
@@ -168,9 +168,9 @@ TEST_CASE("padding never changes a sentence's result", "[model]") {
       S2S_CHECK_CLOSE(mine, enc_alone.memory, kTolerance);
 
       const auto hyp_alone =
-          search::greedy_search(*model, enc_alone, test::greedy_options(fixture));
+          test::greedy_search(*model, enc_alone, test::greedy_options(fixture));
       const auto hyp_batch =
-          search::greedy_search(*model, enc_batch, test::greedy_options(fixture));
+          test::greedy_search(*model, enc_batch, test::greedy_options(fixture));
       CHECK(hyp_batch[shortest].ids == hyp_alone[0].ids);
       CHECK(std::abs(hyp_batch[shortest].score - hyp_alone[0].score) < 1e-4);
     }
@@ -213,7 +213,7 @@ TEST_CASE("two compute threads give the same greedy translations", "[model][thre
     const std::vector<std::int32_t> lengths = lengths_of(golden.get("src_lengths"));
     const model::EncoderOutput encoded = model->encoder().forward(src_ids, lengths);
     const std::vector<search::Hypothesis> hyps =
-        search::greedy_search(*model, encoded, test::greedy_options(fixture));
+        test::greedy_search(*model, encoded, test::greedy_options(fixture));
     const Tensor greedy_ids = golden.get("greedy_ids");
     for (dim_t b = 0; b < src_ids.dim(0); ++b) {
       INFO(name << " sentence " << b);

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "s2s/batch/batch.h"
-#include "s2s/search/greedy.h"
+#include "greedy_search.h"
 #include "fixtures.h"
 #include "model/golden.h"
 
@@ -72,7 +72,7 @@ TEST_CASE("bfloat16 and int8 models match the numpy emulation step by step", "[m
           const std::vector<std::int32_t> expected = test::greedy_row(greedy_ids, b);
           const batch::Batch one = batch::make_batch({test::row(src_ids, b, src_lengths[b])});
           const model::EncoderOutput encoded = model->encoder().forward(one.ids, one.lengths);
-          const auto hyps = search::greedy_search(*model, encoded, test::greedy_options(fixture));
+          const auto hyps = test::greedy_search(*model, encoded, test::greedy_options(fixture));
           CHECK(hyps[0].ids == expected);
           worst.merge(test::step_logit_errors(*model, encoded, expected, greedy_logits, b));
         }

@@ -109,7 +109,7 @@ TEST_CASE("sentence-split off reads the line whole, as one search of the model",
   const batch::Batch batch = batch::make_batch({ids}, off.model().config().source_eos_id);
   const model::EncoderOutput encoded = off.model().encoder().forward(batch.ids, batch.lengths);
   search::SearchOptions search = off.options().search;
-  const auto direct = search::beam_search(off.model(), encoded, search, nullptr);
+  const auto direct = search::beam_search(off.model(), encoded, search);
   CHECK(found[0].hypotheses[0].ids == direct[0][0].ids);
   // One sentence per line: the same with sentences on.
   const pipeline::Translator on(load_shipped(), options_for("en"));

@@ -130,9 +130,11 @@ TEST_CASE("beam_search: stopped before a step, it abandons the batch", "[search]
   search::SearchOptions options;
   options.beam_size = 3;
   std::atomic<bool> stop{false};
-  CHECK(search::beam_search(*model, encoded, options, &stop).size() == 1);
+  search::SearchRequest request(options);
+  request.stop = &stop;
+  CHECK(search::beam_search(*model, encoded, request).size() == 1);
   stop.store(true);
-  CHECK(search::beam_search(*model, encoded, options, &stop).empty());
+  CHECK(search::beam_search(*model, encoded, request).empty());
 }
 
 }  // namespace s2s

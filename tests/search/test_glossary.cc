@@ -52,8 +52,9 @@ TEST_CASE("constrained beam search matches the reference", "[glossary][search][p
                   << ", constraints " << run["constraints"].dump() << ", beam "
                   << options.beam_size << ", normalize " << options.normalize);
         CHECK(constraints[s].total() == run["constraint_tokens"].get<std::int32_t>());
-        const auto found =
-            search::beam_search(*model, encoded, options, nullptr, nullptr, nullptr, &constraints);
+        search::SearchRequest request(options);
+        request.constraints = constraints;
+        const auto found = search::beam_search(*model, encoded, request);
         const auto plain = search::beam_search(*model, encoded, options);
         REQUIRE(found.size() == sources.size());
         const bool fallback = run["fallback"].get<bool>();
@@ -84,8 +85,9 @@ TEST_CASE("no constraints is the plain beam search", "[glossary][search]") {
     options.beam_size = beam;
     options.n_best = true;
     options.normalize = 1.0f;
-    const std::vector<search::Constraints> none(g.sources.size());
-    const auto with = search::beam_search(*g.model, g.encoded, options, nullptr, nullptr, nullptr, &none);
+    search::SearchRequest none(options);
+    none.constraints.resize(g.sources.size());
+    const auto with = search::beam_search(*g.model, g.encoded, none);
     const auto plain = search::beam_search(*g.model, g.encoded, options);
     REQUIRE(with.size() == plain.size());
     for (std::size_t s = 0; s < plain.size(); ++s) {

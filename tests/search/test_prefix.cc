@@ -30,9 +30,10 @@ TEST_CASE("beam search and greedy with a target prefix match the reference", "[s
       for (const auto& run : golden["runs"]) {
         search::SearchOptions options = test::golden_run_options(golden, run);
         const std::size_t s = run["sentence"].get<std::size_t>();
-        search::Prefixes prefixes(sources.size());
-        prefixes[s] = run["prefix_ids"].get<std::vector<std::int32_t>>();
-        const auto found = search::beam_search(*model, encoded, options, nullptr, nullptr, &prefixes);
+        search::SearchRequest request(options);
+        request.prefixes.resize(sources.size());
+        request.prefixes[s] = run["prefix_ids"].get<std::vector<std::int32_t>>();
+        const auto found = search::beam_search(*model, encoded, request);
         const auto plain = search::beam_search(*model, encoded, options);
         REQUIRE(found.size() == sources.size());
         INFO(name << ": sentence " << s << ", prefix " << run["prefix_ids"].dump() << ", beam "
@@ -52,9 +53,9 @@ TEST_CASE("beam search and greedy with a target prefix match the reference", "[s
           options.n_best = false;
           options.sampling.kind = search::Sampling::Kind::topk;
           options.sampling.k = 1;
-          const auto sampled = search::sample_search(
-              *model, encoded, options, std::vector<std::uint64_t>(sources.size(), 7), nullptr,
-              &prefixes);
+          request.options = options;
+          request.seeds.assign(sources.size(), 7);
+          const auto sampled = search::sample_search(*model, encoded, request);
           REQUIRE(sampled[s].size() == 1);
           check_hypothesis(sampled[s][0], expected[0]);
         }

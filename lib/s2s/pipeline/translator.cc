@@ -507,6 +507,9 @@ Units UnitMaker::make(const std::vector<std::string>& lines, std::size_t first_l
     else
       add_whole(line, note, units);
   }
+  // Every unit starts with the target-language token (TranslateOptions::target_start).
+  for (std::vector<std::int32_t>& prefix : units.prefix)
+    prefix.insert(prefix.begin(), options.target_start.begin(), options.target_start.end());
   return units;
 }
 
@@ -652,6 +655,108 @@ std::size_t target_tokens(const search::Hypothesis& h, std::int32_t eos) {
   return h.ids.size() - (!h.ids.empty() && h.ids.back() == eos ? 1 : 0);
 }
 
+// Each unit's hypotheses as they come in from the workers, and each line put together and handed
+// to `done` when its last unit is in (Translator::translate_each). Thread-safe: one worker at a
+// time finishes units, notes, and calls `done`.
+class LineAssembly {
+ public:
+  LineAssembly(Units& units, std::vector<InputNotes>& notes, const Translator::LineDone& done,
+               const model::Model& model, const TranslateOptions& options, bool can_align)
+      : units_(units), notes_(notes), done_(done), model_(model), options_(options),
+        can_align_(can_align), found_(units.ids.size()), kept_(units.ids.size()),
+        first_unit_(notes.size(), 0), pending_(notes.size(), 0) {
+    for (std::size_t u = units.line.size(); u-- > 0;) {
+      first_unit_[units.line[u]] = u;
+      ++pending_[units.line[u]];
+    }
+    line_units_ = pending_;
+  }
+
+  // The lines with nothing to translate (blank), until `stopped()`.
+  template <typename Stopped>
+  void finish_blank_lines(const Stopped& stopped) {
+    for (std::size_t i = 0; i < pending_.size() && !stopped(); ++i)
+      if (pending_[i] == 0) done_(i, Translation{}, notes_[i]);
+  }
+
+  // Unit `u`'s hypotheses; the last of its line's units puts the line together.
+  void finish_unit(std::size_t u, std::vector<search::Hypothesis> hypotheses) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    const std::size_t line = units_.line[u];
+    // A masked line of several units whose alignment was not asked for keeps each finished
+    // unit's hard pairs instead of its rows until the line is joined: rows of a long line's
+    // hundreds of pieces would take hundreds of megabytes (they only place the line's spans).
+    if (units_.is_protected(u) && !options_.alignment.on() && line_units_[line] > 1)
+      for (search::Hypothesis& h : hypotheses) {
+        kept_[u].push_back(hard_alignment(h.alignment, units_.ids[u].size(), 1.0f));
+        h.alignment = {};
+      }
+    found_[u] = std::move(hypotheses);
+    if (--pending_[line] == 0) done_(line, assemble(line), notes_[line]);
+  }
+
+  // Unit `u`'s translation is still short (TranslateOptions::short_translations).
+  void note_short(std::size_t u, std::size_t translated_tokens, bool searched_again) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    const std::size_t line = units_.line[u];
+    notes_[line].short_units.push_back({u - first_unit_[line], unit_source_tokens(units_, u),
+                                        translated_tokens, searched_again});
+  }
+
+  // Unit `u`'s glossary constraints were not met: it was translated without them.
+  void note_glossary_fallback(std::size_t u) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    notes_[units_.line[u]].glossary_fallback = true;
+  }
+
+ private:
+  // Line `line` from its units' hypotheses (joined when several), its masked spans put back.
+  Translation assemble(std::size_t line) {
+    const std::size_t first = first_unit_[line];
+    std::size_t end = first;
+    while (end < found_.size() && units_.line[end] == line) ++end;
+    const bool masked = units_.protection[line].active();
+    // The alignment as asked, or a hard one to put masked spans back by.
+    AlignmentOutput alignment = options_.alignment;
+    if (masked && can_align_ && alignment.kind != AlignmentOutput::Kind::hard)
+      alignment = {AlignmentOutput::Kind::hard, 1.0f};
+    Translation translation =
+        end - first > 1 || notes_[line].long_line == InputNotes::LongLine::split
+            ? join_line(found_, kept_, units_, first, end, model_, options_, alignment, notes_[line])
+            : single_unit(first, alignment.on());
+    if (masked)
+      put_back_masked(translation, units_.protection[line], model_.codec(),
+                      options_.alignment.on(), notes_[line]);
+    return translation;
+  }
+
+  // The translation of a line that is one unit, `u`.
+  Translation single_unit(std::size_t u, bool with_source) {
+    Translation translation;
+    translation.hypotheses = std::move(found_[u]);
+    if (with_source) {
+      translation.source.ids = units_.ids[u];
+      translation.source.text = std::move(units_.text[u]);
+      translation.source.pieces = {units_.piece[u]};
+      translation.source.pieces.back().end = translation.source.ids.size();
+    }
+    return translation;
+  }
+
+  Units& units_;
+  std::vector<InputNotes>& notes_;
+  const Translator::LineDone& done_;
+  const model::Model& model_;
+  const TranslateOptions& options_;
+  const bool can_align_;
+  std::mutex mutex_;
+  std::vector<std::vector<search::Hypothesis>> found_;  // each unit's, once searched
+  std::vector<std::vector<AlignmentPairs>> kept_;       // see finish_unit
+  std::vector<std::size_t> first_unit_;  // each line's first unit
+  std::vector<std::size_t> pending_;     // each line's units still to translate
+  std::vector<std::size_t> line_units_;  // each line's units
+};
+
 // One run of the model: `count` units of a batch (Translator::translate_each).
 struct Job {
   const std::size_t* members;
@@ -687,7 +792,7 @@ void run_jobs(const std::vector<Job>& jobs, WorkerTeam& team, const Run& run,
   team.run([&] {
     for (std::size_t j; (j = next.fetch_add(1)) < jobs.size() && !stopped();) {
       try {
-        run(jobs[j].members, jobs[j].count);
+        run(jobs[j]);
       } catch (...) {
         errors[j] = std::current_exception();
         next = jobs.size();  // the others finish their job and stop
@@ -696,6 +801,180 @@ void run_jobs(const std::vector<Job>& jobs, WorkerTeam& team, const Run& run,
   });
   for (const std::exception_ptr& e : errors)
     if (e) std::rethrow_exception(e);
+}
+
+
+// The search of one job's units (a batch): encoded, searched (beam search or sampling), the
+// glossary's fallback and the retry of short translations; each unit's hypotheses then go to
+// the LineAssembly.
+class JobRunner {
+ public:
+  JobRunner(const model::Model& model, const TranslateOptions& options, bool glossary,
+            bool can_align, const Units& units, LineAssembly& assembly,
+            const std::atomic<bool>* stop)
+      : model_(model), options_(options), glossary_(glossary), can_align_(can_align),
+        units_(units), assembly_(assembly), stop_(stop) {}
+
+  void run(const Job& job, search::SearchWorkspace& workspace) const {
+    const std::vector<std::size_t> members(job.members, job.members + job.count);
+    // With alignment rows when a unit has masked spans, to put them back by.
+    search::SearchOptions options = options_.search;
+    for (std::size_t u : members) options.alignment |= can_align_ && units_.is_protected(u);
+    std::vector<std::vector<search::Hypothesis>> found =
+        search_units(members, options, glossary_, workspace);
+    if (found.size() != members.size()) return;  // stopped during the search
+    if (sampling()) return finish(members, found);
+    if (!fall_back_unconstrained(members, options, found, workspace)) return;  // stopped
+    if (!retry_short(members, options, found, workspace)) return;              // stopped
+    finish(members, found);
+  }
+
+ private:
+  bool sampling() const { return options_.search.sampling.kind != search::Sampling::Kind::off; }
+
+  // Units `members` as one batch, encoded and searched with `options`, each with its prefix, and
+  // with its loop guard (beam search), its glossary constraints (`constrained`) or its seed
+  // (sampling: each sentence's samples depend on the seed and its own source only). Fewer
+  // results than units: stopped.
+  std::vector<std::vector<search::Hypothesis>> search_units(
+      const std::vector<std::size_t>& members, const search::SearchOptions& options,
+      bool constrained, search::SearchWorkspace& workspace) const {
+    search::SearchRequest request(options);
+    request.stop = stop_;
+    std::vector<std::vector<std::int32_t>> sources;
+    for (std::size_t u : members) {
+      sources.push_back(units_.ids[u]);
+      if (options_.target_prefix || !options_.target_start.empty())
+        request.prefixes.push_back(units_.prefix[u]);
+      if (constrained) request.constraints.push_back(units_.constraints[u]);
+      if (sampling())
+        request.seeds.push_back(search::sentence_seed(
+            static_cast<std::uint64_t>(options_.search.seed), units_.ids[u]));
+      else  // the pieces of a sentence over the limit (search/beam.h); whole sentences never
+        request.guard_loops.push_back(units_.guard_loops[u]);
+    }
+    const batch::Batch batch = batch::make_batch(sources, model_.config().source_eos_id);
+    const model::EncoderOutput encoded = model_.encoder().forward(batch.ids, batch.lengths);
+    return sampling() ? search::sample_search(model_, encoded, request, workspace)
+                      : search::beam_search(model_, encoded, request, workspace);
+  }
+
+  // Units whose constraints were not met within the length limit (an empty result) get the
+  // unconstrained search, as a batch of their own. Returns false when stopped.
+  bool fall_back_unconstrained(const std::vector<std::size_t>& members,
+                               const search::SearchOptions& options,
+                               std::vector<std::vector<search::Hypothesis>>& found,
+                               search::SearchWorkspace& workspace) const {
+    std::vector<std::size_t> unmet, unmet_units;
+    for (std::size_t k = 0; k < members.size(); ++k)
+      if (glossary_ && !units_.constraints[members[k]].empty() && found[k].empty()) {
+        unmet.push_back(k);
+        unmet_units.push_back(members[k]);
+      }
+    if (unmet.empty()) return true;
+    auto plain = search_units(unmet_units, options, false, workspace);
+    if (plain.size() != unmet.size()) return false;
+    for (std::size_t j = 0; j < unmet.size(); ++j) {
+      found[unmet[j]] = std::move(plain[j]);
+      assembly_.note_glossary_fallback(unmet_units[j]);
+    }
+    return true;
+  }
+
+  // Whether unit `u`'s best translation `h` is implausibly short (short_translation); only one
+  // that ended (</s>): one cut at the length limit was not given up.
+  bool is_short(std::size_t u, const search::Hypothesis& h) const {
+    const std::int32_t eos = model_.config().eos_id;
+    return !h.ids.empty() && h.ids.back() == eos &&
+           short_translation(unit_source_tokens(units_, u), target_tokens(h, eos));
+  }
+
+  // Units whose best translation is implausibly short are searched again with a wider beam and
+  // length normalisation (a beam that settles on an early </s> is how a sentence usually loses a
+  // clause; TranslateOptions::short_translations "retry"); the longer best translation is kept,
+  // and a unit still short is noted. Constrained units are left as they are. Returns false when
+  // stopped.
+  bool retry_short(const std::vector<std::size_t>& members, const search::SearchOptions& options,
+                   std::vector<std::vector<search::Hypothesis>>& found,
+                   search::SearchWorkspace& workspace) const {
+    if (options_.short_translations == "off") return true;
+    std::vector<std::size_t> rows, short_units;
+    for (std::size_t k = 0; k < members.size(); ++k)
+      if (!(glossary_ && !units_.constraints[members[k]].empty()) && !found[k].empty() &&
+          is_short(members[k], found[k].front())) {
+        rows.push_back(k);
+        short_units.push_back(members[k]);
+      }
+    if (rows.empty()) return true;
+    const bool retry = options_.short_translations == "retry";
+    std::vector<std::vector<search::Hypothesis>> again(rows.size());
+    if (retry) {
+      search::SearchOptions wider = options;
+      wider.beam_size = std::max<dim_t>(2 * wider.beam_size, 8);
+      wider.normalize = std::max(wider.normalize, 1.0f);
+      again = search_units(short_units, wider, false, workspace);
+      if (again.size() != rows.size()) return false;
+    }
+    const std::int32_t eos = model_.config().eos_id;
+    for (std::size_t j = 0; j < rows.size(); ++j) {
+      std::vector<search::Hypothesis>& first = found[rows[j]];
+      if (!again[j].empty() &&
+          target_tokens(again[j].front(), eos) > target_tokens(first.front(), eos))
+        first = std::move(again[j]);
+      if (is_short(short_units[j], first.front()))
+        assembly_.note_short(short_units[j], target_tokens(first.front(), eos), retry);
+    }
+    return true;
+  }
+
+  // The hypotheses without the forced start tokens, to the assembly.
+  void finish(const std::vector<std::size_t>& members,
+              std::vector<std::vector<search::Hypothesis>>& found) const {
+    for (std::size_t k = 0; k < members.size(); ++k) {
+      for (search::Hypothesis& h : found[k])
+        drop_start(h, options_.target_start.size(), units_.ids[members[k]].size());
+      assembly_.finish_unit(members[k], std::move(found[k]));
+    }
+  }
+
+  const model::Model& model_;
+  const TranslateOptions& options_;
+  const bool glossary_;  // units carry glossary constraints
+  const bool can_align_;
+  const Units& units_;
+  LineAssembly& assembly_;
+  const std::atomic<bool>* stop_;
+};
+
+// The jobs of `units`: batches of similar lengths (dealt out among `workers`), each cut to rows
+// whose encoder attention scores stay within kScoreBytes, longest first. `batches` keeps the
+// unit lists that the jobs point into.
+std::vector<Job> plan_jobs(const Units& units, std::size_t workers, std::size_t heads,
+                           const batch::BatchLimits& limits,
+                           std::vector<std::vector<std::size_t>>& batches) {
+  std::vector<std::size_t> lengths;
+  for (const auto& ids : units.ids) lengths.push_back(ids.size());
+  batches = batch::make_batches(lengths, limits);
+  if (workers > 1) batches = deal_for_workers(batches, workers);
+  std::vector<Job> jobs;
+  for (const std::vector<std::size_t>& members : batches) {
+    // The encoder's attention scores take rows × heads × length² floats: long sentences (up to
+    // the limit, 256 tokens by default) go a few rows at a time. Results do not depend on
+    // batching.
+    std::size_t longest = 1;
+    for (std::size_t m : members) longest = std::max(longest, lengths[m]);
+    const std::size_t rows =
+        std::max<std::size_t>(1, kScoreBytes / (heads * longest * longest * sizeof(float)));
+    for (std::size_t start = 0; start < members.size(); start += rows)
+      jobs.push_back({members.data() + start, std::min(rows, members.size() - start)});
+  }
+  // Longest batches first. Every per-worker buffer (encoder scratch, key/value caches) then
+  // reaches its largest size at the first job and is never allocated and page-faulted in again,
+  // where shortest-first grew them batch after batch; and workers that take jobs in this order
+  // end a window on its shortest jobs, so that neither waits long for the other (longest
+  // processing time first). Batches are the same, so are the results.
+  std::reverse(jobs.begin(), jobs.end());
+  return jobs;
 }
 
 }  // namespace
@@ -711,211 +990,24 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
                         ProtectionSettings{options_.protect, options_.html}};
   Units units = maker.make(lines, first_line_number, notes);
   const auto stopped = [stop] { return stop != nullptr && stop->load(std::memory_order_relaxed); };
-  for (std::vector<std::int32_t>& prefix : units.prefix)
-    prefix.insert(prefix.begin(), options_.target_start.begin(), options_.target_start.end());
-
-  // Each line's first unit and how many of its units are still to translate.
-  std::vector<std::size_t> first_unit(lines.size(), 0), pending(lines.size(), 0);
-  for (std::size_t u = units.line.size(); u-- > 0;) {
-    first_unit[units.line[u]] = u;
-    ++pending[units.line[u]];
-  }
-  const std::vector<std::size_t> line_units = pending;
-  for (std::size_t i = 0; i < lines.size() && !stopped(); ++i)
-    if (pending[i] == 0) done(i, Translation{}, notes[i]);  // blank: nothing to translate
-
-  std::vector<std::vector<search::Hypothesis>> found(units.ids.size());
-  // A masked line of several units whose alignment was not asked for keeps each finished unit's
-  // hard pairs instead of its rows until the line is joined: rows of a long line's hundreds of
-  // pieces would take hundreds of megabytes (they only place the line's spans).
-  std::vector<std::vector<AlignmentPairs>> kept(units.ids.size());
-  std::mutex finish_mutex;  // workers: one finishes units (and calls `done`) at a time
-  const auto finish_unit = [&](std::size_t u, std::vector<search::Hypothesis> hypotheses) {
-    const std::lock_guard<std::mutex> lock(finish_mutex);
-    const std::size_t line = units.line[u];
-    if (units.is_protected(u) && !options_.alignment.on() && line_units[line] > 1)
-      for (search::Hypothesis& h : hypotheses) {
-        kept[u].push_back(hard_alignment(h.alignment, units.ids[u].size(), 1.0f));
-        h.alignment = {};
-      }
-    found[u] = std::move(hypotheses);
-    if (--pending[line] > 0) return;
-    std::size_t end = first_unit[line];
-    while (end < found.size() && units.line[end] == line) ++end;
-    const bool masked = units.protection[line].active();
-    // The alignment as asked, or a hard one to put masked spans back by.
-    AlignmentOutput alignment = options_.alignment;
-    if (masked && can_align_ && alignment.kind != AlignmentOutput::Kind::hard)
-      alignment = {AlignmentOutput::Kind::hard, 1.0f};
-    Translation translation;
-    if (end - first_unit[line] > 1 || notes[line].long_line == InputNotes::LongLine::split) {
-      translation = join_line(found, kept, units, first_unit[line], end, *model_, options_,
-                              alignment, notes[line]);
-    } else {
-      translation.hypotheses = std::move(found[u]);
-      if (alignment.on()) {
-        translation.source.ids = units.ids[u];
-        translation.source.text = std::move(units.text[u]);
-        translation.source.pieces = {units.piece[u]};
-        translation.source.pieces.back().end = translation.source.ids.size();
-      }
-    }
-    if (masked)
-      put_back_masked(translation, units.protection[line], model_->codec(),
-                      options_.alignment.on(), notes[line]);
-    done(line, std::move(translation), notes[line]);
-  };
-
-  std::vector<std::size_t> lengths;
-  for (const auto& s : units.ids) lengths.push_back(s.size());
-  const std::int32_t source_eos = model_->config().source_eos_id;
-  // Rows `rows` of a batch (unit indices in `members`) searched again on their own, with
-  // `search`; with `as_before`, their prefixes and loop guards as in the first search. Fewer
-  // results than rows: stopped.
-  const auto search_again = [&](const std::size_t* members, const std::vector<std::size_t>& rows,
-                                const search::SearchOptions& search, bool as_before,
-                                const std::atomic<bool>* stop_flag) {
-    std::vector<std::vector<std::int32_t>> again;
-    std::vector<char> guard;
-    search::Prefixes prefixes;
-    for (std::size_t k : rows) {
-      again.push_back(units.ids[members[k]]);
-      guard.push_back(units.guard_loops[members[k]]);
-      if (options_.target_prefix || !options_.target_start.empty())
-        prefixes.push_back(units.prefix[members[k]]);
-    }
-    const batch::Batch batch = batch::make_batch(again, source_eos);
-    const model::EncoderOutput encoded = model_->encoder().forward(batch.ids, batch.lengths);
-    return as_before ? search::beam_search(*model_, encoded, search, stop_flag, &guard, &prefixes)
-                     : search::beam_search(*model_, encoded, search, stop_flag);
-  };
-  // Units whose best translation is implausibly short (short_translation) are searched again
-  // with a wider beam and length normalisation (a beam that settles on an early </s> is how a
-  // sentence usually loses a clause; TranslateOptions::short_translations "retry"); the longer
-  // best translation is kept, and a unit still short is noted. Constrained units are left as
-  // they are. Returns false when stopped.
-  const auto retry_short = [&](const std::size_t* members, std::size_t count,
-                               const search::SearchOptions& search,
-                               const std::vector<search::Constraints>& constraints,
-                               std::vector<std::vector<search::Hypothesis>>& batch_found) {
-    const std::int32_t eos = model_->config().eos_id;
-    const auto is_short = [&](std::size_t u, const search::Hypothesis& h) {
-      // Only a translation that ended (</s>): one cut at the length limit was not given up.
-      return !h.ids.empty() && h.ids.back() == eos &&
-             short_translation(unit_source_tokens(units, u), target_tokens(h, eos));
-    };
-    std::vector<std::size_t> rows;
-    for (std::size_t k = 0; k < count && options_.short_translations != "off"; ++k)
-      if ((constraints.empty() || constraints[k].empty()) && !batch_found[k].empty() &&
-          is_short(members[k], batch_found[k].front()))
-        rows.push_back(k);
-    if (rows.empty()) return true;
-    std::vector<std::vector<search::Hypothesis>> again(rows.size());
-    if (options_.short_translations == "retry") {
-      search::SearchOptions wider = search;
-      wider.beam_size = std::max<dim_t>(2 * wider.beam_size, 8);
-      wider.normalize = std::max(wider.normalize, 1.0f);
-      again = search_again(members, rows, wider, true, stop);
-      if (again.size() != rows.size()) return false;
-    }
-    for (std::size_t j = 0; j < rows.size(); ++j) {
-      std::vector<search::Hypothesis>& first = batch_found[rows[j]];
-      if (!again[j].empty() &&
-          target_tokens(again[j].front(), eos) > target_tokens(first.front(), eos))
-        first = std::move(again[j]);
-      const std::size_t u = members[rows[j]];
-      if (!is_short(u, first.front())) continue;
-      const std::lock_guard<std::mutex> lock(finish_mutex);
-      notes[units.line[u]].short_units.push_back({u - first_unit[units.line[u]],
-                                                  unit_source_tokens(units, u),
-                                                  target_tokens(first.front(), eos),
-                                                  options_.short_translations == "retry"});
-    }
-    return true;
-  };
-  const auto run = [&](const std::size_t* members, std::size_t count) {
-    // With alignment rows when a unit has masked spans, to put them back by.
-    search::SearchOptions search = options_.search;
-    for (std::size_t k = 0; k < count && can_align_; ++k)
-      search.alignment = search.alignment || units.is_protected(members[k]);
-    std::vector<std::vector<std::int32_t>> sequences;
-    for (std::size_t k = 0; k < count; ++k) sequences.push_back(units.ids[members[k]]);
-    const batch::Batch batch = batch::make_batch(sequences, source_eos);
-    const model::EncoderOutput encoded = model_->encoder().forward(batch.ids, batch.lengths);
-    // The pieces of a sentence over the limit are guarded against loops (search/beam.h);
-    // whole sentences never.
-    std::vector<char> guard_loops;
-    for (std::size_t k = 0; k < count; ++k) guard_loops.push_back(units.guard_loops[members[k]]);
-    search::Prefixes prefixes;
-    if (options_.target_prefix || !options_.target_start.empty())
-      for (std::size_t k = 0; k < count; ++k) prefixes.push_back(units.prefix[members[k]]);
-    std::vector<std::vector<search::Hypothesis>> batch_found;
-    std::vector<search::Constraints> constraints;
-    if (glossary_ != nullptr)
-      for (std::size_t k = 0; k < count; ++k) constraints.push_back(units.constraints[members[k]]);
-    if (options_.search.sampling.kind == search::Sampling::Kind::off) {
-      batch_found = search::beam_search(*model_, encoded, search, stop, &guard_loops, &prefixes,
-                                        &constraints);
-      if (batch_found.size() != count) return;  // stopped during the search
-      // Constraints not met within the length limit (an empty result): those lines get the
-      // unconstrained search, as a batch of their own.
-      std::vector<std::size_t> unmet;
-      for (std::size_t k = 0; k < batch_found.size(); ++k)
-        if (!constraints.empty() && !constraints[k].empty() && batch_found[k].empty())
-          unmet.push_back(k);
-      if (!unmet.empty()) {
-        auto plain = search_again(members, unmet, search, false, stop);
-        if (plain.size() != unmet.size()) return;  // stopped during the search
-        for (std::size_t j = 0; j < unmet.size(); ++j) {
-          batch_found[unmet[j]] = std::move(plain[j]);
-          notes[units.line[members[unmet[j]]]].glossary_fallback = true;
-        }
-      }
-      if (!retry_short(members, count, search, constraints, batch_found)) return;  // stopped
-    } else {  // each sentence's samples depend on the seed and its own source only
-      std::vector<std::uint64_t> seeds;
-      for (std::size_t k = 0; k < count; ++k)
-        seeds.push_back(search::sentence_seed(static_cast<std::uint64_t>(options_.search.seed),
-                                              units.ids[members[k]]));
-      batch_found = search::sample_search(*model_, encoded, search, seeds, stop, &prefixes);
-    }
-    if (batch_found.size() != count) return;  // stopped during the search
-    for (std::size_t k = 0; k < count; ++k)
-      for (search::Hypothesis& h : batch_found[k])
-        drop_start(h, options_.target_start.size(), units.ids[members[k]].size());
-    for (std::size_t k = 0; k < count; ++k) finish_unit(members[k], std::move(batch_found[k]));
-  };
-  const batch::BatchLimits limits{options_.batch_size, options_.batch_tokens};
-  const std::size_t heads = static_cast<std::size_t>(std::max<dim_t>(model_->config().heads, 1));
+  LineAssembly assembly(units, notes, done, *model_, options_, can_align_);
+  assembly.finish_blank_lines(stopped);
   const std::size_t workers = static_cast<std::size_t>(std::max(parallel.workers, 1));
-  std::vector<std::vector<std::size_t>> batches = batch::make_batches(lengths, limits);
-  if (workers > 1) batches = deal_for_workers(batches, workers);
-  std::vector<Job> jobs;
-  for (const std::vector<std::size_t>& members : batches) {
-    // The encoder's attention scores take rows × heads × length² floats: long sentences (up to
-    // the limit, 256 tokens by default) go a few rows at a time so that they stay within
-    // kScoreBytes. Results do not depend on batching.
-    std::size_t longest = 1;
-    for (std::size_t m : members) longest = std::max(longest, lengths[m]);
-    const std::size_t rows =
-        std::max<std::size_t>(1, kScoreBytes / (heads * longest * longest * sizeof(float)));
-    for (std::size_t start = 0; start < members.size(); start += rows)
-      jobs.push_back({members.data() + start, std::min(rows, members.size() - start)});
-  }
-  // Longest batches first. Every per-thread buffer (encoder scratch, key/value caches) then
-  // reaches its largest size at the first job and is never allocated and page-faulted in again,
-  // where shortest-first grew them batch after batch; and workers that take jobs in this order
-  // end a window on its shortest jobs, so that neither waits long for the other (longest
-  // processing time first). Batches are the same, so are the results.
-  std::reverse(jobs.begin(), jobs.end());
+  std::vector<std::vector<std::size_t>> batches;
+  const std::vector<Job> jobs =
+      plan_jobs(units, workers, static_cast<std::size_t>(std::max<dim_t>(model_->config().heads, 1)),
+                {options_.batch_size, options_.batch_tokens}, batches);
+  const JobRunner runner(*model_, options_, glossary_ != nullptr, can_align_, units, assembly, stop);
+  const auto run = [&](const Job& job) {
+    const search::WorkspacePool::Lease workspace = workspaces_->take();
+    runner.run(job, *workspace);
+  };
   if (workers == 1) {
     for (const Job& job : jobs) {
       if (stopped()) return;
-      run(job.members, job.count);
+      run(job);
     }
-    return;
-  }
-  if (parallel.team != nullptr) {
+  } else if (parallel.team != nullptr) {
     S2S_CHECK(parallel.team->size() == parallel.workers, "a team of ", parallel.team->size(),
               " threads for ", parallel.workers, " workers");
     run_jobs(jobs, *parallel.team, run, stopped);

@@ -28,6 +28,7 @@
 #include "s2s/pipeline/long_lines.h"
 #include "s2s/search/hypothesis.h"
 #include "s2s/search/options.h"
+#include "s2s/search/workspace.h"
 #include "s2s/text/protect.h"
 #include "s2s/text/segment.h"
 
@@ -240,6 +241,8 @@ class Translator {
   // Sentences for options.sentence_split, and for lines over the limit in any case.
   std::shared_ptr<const text::SentenceSplitter> splitter_;
   bool can_align_ = false;  // the model names an alignment layer (ModelConfig::alignment_layer)
+  // The search buffers of the workers, kept from one call to the next (search/workspace.h).
+  std::shared_ptr<search::WorkspacePool> workspaces_ = std::make_shared<search::WorkspacePool>();
 };
 
 // True when a line holds only whitespace (or nothing).

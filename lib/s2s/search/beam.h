@@ -19,7 +19,6 @@
 // Decoder state moves only through DecoderState::select_rows; finished sentences leave the batch.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -27,7 +26,8 @@
 #include "s2s/search/constraints.h"
 #include "s2s/search/hypothesis.h"
 #include "s2s/search/options.h"
-#include "s2s/search/prefix.h"
+#include "s2s/search/request.h"
+#include "s2s/search/workspace.h"
 
 namespace s2s::search {
 
@@ -54,12 +54,8 @@ void check_beam_size(const model::Model& model, const SearchOptions& options);
 bool caught_in_loop(const std::vector<std::int32_t>& ids);
 
 // For each row of `encoded`: its finished hypotheses, best first (all of them with n_best,
-// else only the best). `stop`, when given, is checked before every decoder step: once it is
-// true the search is abandoned and the result is empty (no row's result is kept).
-// `guard_loops`, when given, has one flag per row: nonzero rows get the loop guard.
-// `prefixes`, when given, has one target prefix per row (search/prefix.h; empty = none).
-// `constraints`, when given, has one set of terminology constraints per row
-// (search/constraints.h; empty = none, and such a row is searched exactly as without them).
+// else only the best), searched as `request` asks (search/request.h): its stop flag, loop guards,
+// prefixes and constraints (request.seeds are not used).
 // A row with constraints uses the constrained selection (dynamic beam allocation) and </s> only
 // once every constraint is met; its result holds only the finished hypotheses that meet them
 // all, and is EMPTY when none does within the length limit: the caller then falls back to the
@@ -68,12 +64,13 @@ bool caught_in_loop(const std::vector<std::int32_t>& ids);
 // user prefixes).
 // A batch whose hypotheses would take more than kBeamMemory at its length limit is searched a
 // group of sentences at a time (each group padded as the batch), which bounds a step's time.
+// `workspace` holds the buffers (search/workspace.h); the overload without one allocates its own.
 std::vector<std::vector<Hypothesis>> beam_search(const model::Model& model,
                                                  const model::EncoderOutput& encoded,
-                                                 const SearchOptions& options,
-                                                 const std::atomic<bool>* stop = nullptr,
-                                                 const std::vector<char>* guard_loops = nullptr,
-                                                 const Prefixes* prefixes = nullptr,
-                                                 const std::vector<Constraints>* constraints = nullptr);
+                                                 const SearchRequest& request,
+                                                 SearchWorkspace& workspace);
+std::vector<std::vector<Hypothesis>> beam_search(const model::Model& model,
+                                                 const model::EncoderOutput& encoded,
+                                                 const SearchRequest& request);
 
 }  // namespace s2s::search

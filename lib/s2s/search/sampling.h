@@ -19,29 +19,35 @@
 // forced step draws nothing, so a sample's draws after the prefix use its stream from the start).
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <vector>
 
 #include "s2s/model/model.h"
 #include "s2s/search/hypothesis.h"
 #include "s2s/search/options.h"
-#include "s2s/search/prefix.h"
+#include "s2s/search/request.h"
+#include "s2s/search/workspace.h"
 
 namespace s2s::search {
 
+// `request`: request.seeds has one seed per row; its stop flag and prefixes as beam_search's;
+// constraints are refused (UsageError). `workspace`: as beam_search's.
 std::vector<std::vector<Hypothesis>> sample_search(const model::Model& model,
                                                    const model::EncoderOutput& encoded,
-                                                   const SearchOptions& options,
-                                                   const std::vector<std::uint64_t>& seeds,
-                                                   const std::atomic<bool>* stop = nullptr,
-                                                   const Prefixes* prefixes = nullptr);
+                                                   const SearchRequest& request,
+                                                   SearchWorkspace& workspace);
+std::vector<std::vector<Hypothesis>> sample_search(const model::Model& model,
+                                                   const model::EncoderOutput& encoded,
+                                                   const SearchRequest& request);
 
 // The seed of one sentence: `seed` mixed with its source ids (splitmix64 over them).
 std::uint64_t sentence_seed(std::uint64_t seed, const std::vector<std::int32_t>& source_ids);
 
 // One draw from the cut, tempered distribution of one row of log-probabilities (`vocab` floats;
-// the lowest float marks an excluded id), `u` uniform in [0, 1). Exposed for tests.
+// the lowest float marks an excluded id), `u` uniform in [0, 1), with `scratch` for its lists.
+// The overload without scratch (for tests) allocates its own.
+std::int32_t draw_token(const float* log_probs, std::int64_t vocab, const SearchOptions& options,
+                        double u, RowScratch& scratch);
 std::int32_t draw_token(const float* log_probs, std::int64_t vocab, const SearchOptions& options,
                         double u);
 
