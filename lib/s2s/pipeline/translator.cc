@@ -677,6 +677,11 @@ std::vector<std::vector<std::size_t>> deal_for_workers(
   return dealt;
 }
 
+// The encoder over a batch, in a workspace leased for the call (the output owns its memory).
+model::EncoderOutput encode(const model::Model& model, const batch::Batch& batch) {
+  return model.encoder().forward(batch.ids, batch.lengths, *model.workspaces().lease());
+}
+
 // The team's threads take the jobs in order, one at a time, until none is left or `stopped()`.
 // The first job's error (in job order) is rethrown.
 template <typename Run, typename Stopped>
@@ -785,7 +790,7 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
         prefixes.push_back(units.prefix[members[k]]);
     }
     const batch::Batch batch = batch::make_batch(again, source_eos);
-    const model::EncoderOutput encoded = model_->encoder().forward(batch.ids, batch.lengths);
+    const model::EncoderOutput encoded = encode(*model_, batch);
     return as_before ? search::beam_search(*model_, encoded, search, stop_flag, &guard, &prefixes)
                      : search::beam_search(*model_, encoded, search, stop_flag);
   };
@@ -841,7 +846,7 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
     std::vector<std::vector<std::int32_t>> sequences;
     for (std::size_t k = 0; k < count; ++k) sequences.push_back(units.ids[members[k]]);
     const batch::Batch batch = batch::make_batch(sequences, source_eos);
-    const model::EncoderOutput encoded = model_->encoder().forward(batch.ids, batch.lengths);
+    const model::EncoderOutput encoded = encode(*model_, batch);
     // The pieces of a sentence over the limit are guarded against loops (search/beam.h);
     // whole sentences never.
     std::vector<char> guard_loops;
@@ -902,7 +907,7 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
     for (std::size_t start = 0; start < members.size(); start += rows)
       jobs.push_back({members.data() + start, std::min(rows, members.size() - start)});
   }
-  // Longest batches first. Every per-thread buffer (encoder scratch, key/value caches) then
+  // Longest batches first. Every buffer a worker keeps (its workspace, key/value caches) then
   // reaches its largest size at the first job and is never allocated and page-faulted in again,
   // where shortest-first grew them batch after batch; and workers that take jobs in this order
   // end a window on its shortest jobs, so that neither waits long for the other (longest
