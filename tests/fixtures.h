@@ -75,13 +75,13 @@ inline const FixtureModel& fixture_named(const std::string& name) {
 }
 
 inline std::shared_ptr<const model::Model> load_fixture(
-    const FixtureModel& f, ops::Precision precision = ops::Precision::f32) {
+    const FixtureModel& f, ops::Packing packing = {}) {
   formats::SpmPaths spm;
   if (f.spm_from) {
     spm.source = data_path(std::string("models/") + f.spm_from + "/source.spm");
     spm.target = data_path(std::string("models/") + f.spm_from + "/target.spm");
   }
-  return formats::load_model(data_path(std::string("models/") + f.name), spm, precision);
+  return formats::load_model(data_path(std::string("models/") + f.name), spm, packing);
 }
 
 inline search::SearchOptions greedy_options(const FixtureModel& f) {

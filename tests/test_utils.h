@@ -35,21 +35,6 @@ inline bool cpu_computes(ops::Precision precision) {
 }
 
 
-// Pins ops::int8_weight_levels (0: the CPU's own) for the PackedMatmuls made in one scope.
-struct PinnedInt8Levels {
-  explicit PinnedInt8Levels(int levels) { ops::set_int8_weight_levels(levels); }
-  ~PinnedInt8Levels() { ops::set_int8_weight_levels(0); }
-  PinnedInt8Levels(const PinnedInt8Levels&) = delete;
-  PinnedInt8Levels& operator=(const PinnedInt8Levels&) = delete;
-};
-
-// PackedMatmuls made in its scope take their row count at run time (ops::set_runtime_rows_only).
-struct PinnedRuntimeRows {
-  explicit PinnedRuntimeRows(bool on) { ops::set_runtime_rows_only(on); }
-  ~PinnedRuntimeRows() { ops::set_runtime_rows_only(false); }
-  PinnedRuntimeRows(const PinnedRuntimeRows&) = delete;
-  PinnedRuntimeRows& operator=(const PinnedRuntimeRows&) = delete;
-};
 
 inline std::string data_path(const std::string& relative) {
   return std::string(S2S_TEST_DATA) + "/" + relative;

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "s2s/backend/cpu_isa.h"
 #include "s2s/formats/detect.h"
 #include "s2s/pipeline/settings.h"
 #include "s2s/s2s.h"
@@ -150,6 +151,8 @@ std::string describe_model(const std::string& model_folder, const std::string& s
   for (const auto& [role, path] : info.files) add(out, "  %s: %s\n", role.c_str(), path.c_str());
   describe_architecture(model->config(), out);
   add(out, "parameters: %lld\n", static_cast<long long>(info.parameters));
+  // The kernels this process runs (backend/cpu_isa.h; S2S_CPU_ISA lowers it).
+  add(out, "cpu instructions: %s\n", backend::describe_cpu_isa().c_str());
   describe_vocabulary(*model, out);
   describe_settings(info, out);
   // Last, where it is seen: the model is described, but translate and score would refuse it.

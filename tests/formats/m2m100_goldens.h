@@ -15,6 +15,7 @@
 #include "fixtures.h"
 #include "model/golden.h"
 #include "s2s/pipeline/languages.h"
+#include "support/model_support.h"
 #include "s2s/pipeline/translator.h"
 #include "test_utils.h"
 
@@ -74,9 +75,9 @@ inline double golden_logits_error(const model::Model& model, const std::string& 
                                   double scale_fraction = 1e-2) {
   const Golden g(golden);
   const model::EncoderOutput encoded =
-      model.encoder().forward(g.get("src_ids"), lengths_of(g.get("src_lengths")));
+      test::encode(model.encoder(), g.get("src_ids"), lengths_of(g.get("src_lengths")));
   Tensor logits;
-  model.decoder().forward_all(encoded, g.get("tgt_ids"), logits);
+  test::forward_all(model.decoder(), encoded, g.get("tgt_ids"), logits);
   // Steps past a target's length are padding: zero in the golden, zeroed here.
   const std::vector<std::int32_t> lengths = lengths_of(g.get("tgt_lengths"));
   const dim_t steps = logits.dim(1), vocab = logits.dim(2);

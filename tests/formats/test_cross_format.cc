@@ -5,6 +5,7 @@
 // two fields set the HF way give the HF logits.
 #include "fixtures.h"
 #include "s2s/batch/batch.h"
+#include "support/model_support.h"
 #include "s2s/formats/marian.h"
 #include "s2s/formats/npz.h"
 
@@ -20,9 +21,9 @@ Tensor logits_of(const model::Model& model, const std::string& golden_name) {
   const Tensor src_len = golden.read_tensor("src_lengths");
   const std::vector<std::int32_t> lengths(src_len.data<std::int32_t>(),
                                           src_len.data<std::int32_t>() + src_len.numel());
-  const model::EncoderOutput encoded = model.encoder().forward(src, lengths);
+  const model::EncoderOutput encoded = test::encode(model.encoder(), src, lengths);
   Tensor logits;
-  model.decoder().forward_all(encoded, tgt, logits);
+  test::forward_all(model.decoder(), encoded, tgt, logits);
   return logits;
 }
 

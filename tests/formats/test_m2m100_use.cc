@@ -10,6 +10,7 @@
 #include "app/cli_runner.h"
 #include "fixtures.h"
 #include "s2s/batch/batch.h"
+#include "support/model_support.h"
 #include "formats/m2m100_goldens.h"
 #include "model/golden.h"
 #include "s2s/formats/detect.h"
@@ -208,9 +209,9 @@ TEST_CASE("glossary (--glossary) on NLLB-200 / M2M-100: the terms placed after t
     for (const json& token : out["tokens"]) target.push_back(vocab.id_of(token.get<std::string>()));
     const batch::Batch source = batch::make_batch(
         {model->codec().encode_source(languages.resolve("en", "--source-lang") + " the license")});
-    const model::EncoderOutput encoded = model->encoder().forward(source.ids, source.lengths);
+    const model::EncoderOutput encoded = test::encode(model->encoder(), source.ids, source.lengths);
     Tensor log_probs;
-    model->decoder().target_log_probs(encoded, batch::make_batch({target}).ids, log_probs);
+    test::target_log_probs(model->decoder(), encoded, batch::make_batch({target}).ids, log_probs);
     const auto token_scores = out["token_scores"].get<std::vector<double>>();
     REQUIRE(token_scores.size() + 1 == target.size());
     for (std::size_t t = 0; t < token_scores.size(); ++t)

@@ -5,6 +5,7 @@
 
 #include "fixtures.h"
 #include "s2s/batch/batch.h"
+#include "support/model_support.h"
 #include "test_utils.h"
 
 namespace s2s {
@@ -13,7 +14,7 @@ TEST_CASE("decoder steps with rows reordered, replicated and dropped match teach
           "[model]") {
   const auto model = test::load_fixture(test::marian_fixtures()[0]);
   const batch::Batch batch = batch::make_batch({{5, 6, 7, 8, 9, 10, 0}, {11, 12, 0}});
-  const model::EncoderOutput encoded = model->encoder().forward(batch.ids, batch.lengths);
+  const model::EncoderOutput encoded = test::encode(model->encoder(), batch.ids, batch.lengths);
   const dim_t steps = 150;
   const dim_t vocab = model->config().target_vocab_size;
 
@@ -22,7 +23,7 @@ TEST_CASE("decoder steps with rows reordered, replicated and dropped match teach
   Tensor target({2, steps}, DataType::i32);
   for (dim_t i = 0; i < target.numel(); ++i) target.data<std::int32_t>()[i] = token(rng);
   Tensor expected;
-  model->decoder().forward_all(encoded, target, expected);  // [2, steps, V]
+  test::forward_all(model->decoder(), encoded, target, expected);  // [2, steps, V]
 
   model::DecoderState state;
   model->decoder().start(encoded, steps, state, /*max_rows=*/4);

@@ -5,6 +5,7 @@
 #include "fixtures.h"
 #include "ops/ops_test_util.h"
 #include "s2s/batch/batch.h"
+#include "support/model_support.h"
 #include "test_utils.h"
 
 namespace s2s {
@@ -27,12 +28,12 @@ TEST_CASE("the encoder gives a sentence the same encoding in any group of senten
   }
   const batch::Batch whole = batch::make_batch(ids);
   REQUIRE(whole.ids.dim(1) == length);
-  const model::EncoderOutput all = model->encoder().forward(whole.ids, whole.lengths);
+  const model::EncoderOutput all = test::encode(model->encoder(), whole.ids, whole.lengths);
   for (dim_t half = 0; half < 2; ++half) {
     const auto first = ids.begin() + half * sentences / 2;
     const batch::Batch part = batch::make_batch({first, first + sentences / 2});
     REQUIRE(part.ids.dim(1) == length);
-    const model::EncoderOutput alone = model->encoder().forward(part.ids, part.lengths);
+    const model::EncoderOutput alone = test::encode(model->encoder(), part.ids, part.lengths);
     for (dim_t b = 0; b < sentences / 2; ++b) {
       INFO("sentence " << half * sentences / 2 + b);
       const dim_t at = half * sentences / 2 + b;

@@ -8,6 +8,7 @@
 
 #include "s2s/batch/batch.h"
 #include "greedy_search.h"
+#include "support/model_support.h"
 #include "fixtures.h"
 #include "model/golden.h"
 
@@ -58,7 +59,7 @@ TEST_CASE("fixture models match the numpy references", "[model][parity]") {
       }
 
       // Encoder output.
-      model::EncoderOutput encoded = model->encoder().forward(src_ids, src_lengths);
+      model::EncoderOutput encoded = test::encode(model->encoder(), src_ids, src_lengths);
       zero_padding(encoded.memory, src_lengths);
       const Tensor enc_expected = golden.get("encoder_out");
       const auto enc_cmp = test::compare(encoded.memory, enc_expected);
@@ -70,7 +71,7 @@ TEST_CASE("fixture models match the numpy references", "[model][parity]") {
       const Tensor tgt_ids = golden.get("tgt_ids");
       const std::vector<std::int32_t> tgt_lengths = lengths_of(golden.get("tgt_lengths"));
       Tensor logits;
-      model->decoder().forward_all(encoded, tgt_ids, logits);
+      test::forward_all(model->decoder(), encoded, tgt_ids, logits);
       zero_padding(logits, tgt_lengths);
       const Tensor all_expected = golden.get("forward_all_logits");
       const auto all_cmp = test::compare(logits, all_expected);
@@ -86,7 +87,7 @@ TEST_CASE("fixture models match the numpy references", "[model][parity]") {
         const std::vector<std::int32_t> expected = greedy_row(greedy_ids, b);
         const batch::Batch one = batch::make_batch({row(src_ids, b, src_lengths[b])});
         INFO("sentence " << b);
-        const model::EncoderOutput enc1 = model->encoder().forward(one.ids, one.lengths);
+        const model::EncoderOutput enc1 = test::encode(model->encoder(), one.ids, one.lengths);
         const std::vector<search::Hypothesis> hyps =
             test::greedy_search(*model, enc1, test::greedy_options(fixture));
         CHECK(hyps[0].ids == expected);
@@ -118,9 +119,9 @@ TEST_CASE("step-by-step logits equal forward_all logits", "[model]") {
       const Tensor tgt_ids = golden.get("tgt_ids");
       const std::vector<std::int32_t> src_lengths = lengths_of(golden.get("src_lengths"));
       const std::vector<std::int32_t> tgt_lengths = lengths_of(golden.get("tgt_lengths"));
-      const model::EncoderOutput encoded = model->encoder().forward(src_ids, src_lengths);
+      const model::EncoderOutput encoded = test::encode(model->encoder(), src_ids, src_lengths);
       Tensor all;
-      model->decoder().forward_all(encoded, tgt_ids, all);
+      test::forward_all(model->decoder(), encoded, tgt_ids, all);
       zero_padding(all, tgt_lengths);
 
       const dim_t batch = tgt_ids.dim(0), steps = tgt_ids.dim(1);
@@ -159,11 +160,11 @@ TEST_CASE("padding never changes a sentence's result", "[model]") {
       const std::vector<std::int32_t> alone_ids = row(src_ids, shortest, lengths[shortest]);
 
       const batch::Batch alone = batch::make_batch({alone_ids});
-      const model::EncoderOutput enc_alone = model->encoder().forward(alone.ids, alone.lengths);
+      const model::EncoderOutput enc_alone = test::encode(model->encoder(), alone.ids, alone.lengths);
       std::vector<std::vector<std::int32_t>> all;
       for (dim_t b = 0; b < src_ids.dim(0); ++b) all.push_back(row(src_ids, b, lengths[b]));
       const batch::Batch padded = batch::make_batch(all);
-      const model::EncoderOutput enc_batch = model->encoder().forward(padded.ids, padded.lengths);
+      const model::EncoderOutput enc_batch = test::encode(model->encoder(), padded.ids, padded.lengths);
       Tensor mine = enc_batch.memory.slice(0, shortest, shortest + 1).slice(1, 0, lengths[shortest]).clone();
       S2S_CHECK_CLOSE(mine, enc_alone.memory, kTolerance);
 
@@ -184,7 +185,7 @@ namespace s2s {
 TEST_CASE("decoding steps allocate no tensor memory once a batch has started", "[model]") {
   const auto model = test::load_fixture(test::marian_fixtures()[0]);
   const batch::Batch batch = batch::make_batch({{5, 6, 7, 8, 0}, {9, 10, 0}, {11, 0}});
-  const model::EncoderOutput encoded = model->encoder().forward(batch.ids, batch.lengths);
+  const model::EncoderOutput encoded = test::encode(model->encoder(), batch.ids, batch.lengths);
   model::DecoderState state = model->decoder().start(encoded, 12);
   Tensor logits;
   std::vector<std::int32_t> previous(3, model->decoder().start_id());
@@ -211,7 +212,7 @@ TEST_CASE("two compute threads give the same greedy translations", "[model][thre
     const Golden golden(name);
     const Tensor src_ids = golden.get("src_ids");
     const std::vector<std::int32_t> lengths = lengths_of(golden.get("src_lengths"));
-    const model::EncoderOutput encoded = model->encoder().forward(src_ids, lengths);
+    const model::EncoderOutput encoded = test::encode(model->encoder(), src_ids, lengths);
     const std::vector<search::Hypothesis> hyps =
         test::greedy_search(*model, encoded, test::greedy_options(fixture));
     const Tensor greedy_ids = golden.get("greedy_ids");

@@ -9,6 +9,7 @@
 
 #include "s2s/batch/batch.h"
 #include "greedy_search.h"
+#include "support/model_support.h"
 #include "fixtures.h"
 #include "model/golden.h"
 
@@ -55,10 +56,8 @@ TEST_CASE("bfloat16 and int8 models match the numpy emulation step by step", "[m
       const std::string key = v.key;
       SECTION(name + std::string(" ") + key) {
         const test::FixtureModel& fixture = test::fixture_named(name);
-        const auto model = [&] {
-          const test::PinnedInt8Levels pinned(v.weight_levels);  // for the weights packed now
-          return test::load_fixture(fixture, precision);
-        }();
+        const auto model =
+            test::load_fixture(fixture, ops::Packing(precision, v.weight_levels, false));
         const test::Golden golden(std::string(name) + ".precision");
         const Tensor src_ids = golden.get("src_ids");
         const std::vector<std::int32_t> src_lengths = test::lengths_of(golden.get("src_lengths"));
@@ -71,7 +70,7 @@ TEST_CASE("bfloat16 and int8 models match the numpy emulation step by step", "[m
           INFO("sentence " << b);
           const std::vector<std::int32_t> expected = test::greedy_row(greedy_ids, b);
           const batch::Batch one = batch::make_batch({test::row(src_ids, b, src_lengths[b])});
-          const model::EncoderOutput encoded = model->encoder().forward(one.ids, one.lengths);
+          const model::EncoderOutput encoded = test::encode(model->encoder(), one.ids, one.lengths);
           const auto hyps = test::greedy_search(*model, encoded, test::greedy_options(fixture));
           CHECK(hyps[0].ids == expected);
           worst.merge(test::step_logit_errors(*model, encoded, expected, greedy_logits, b));

@@ -3,6 +3,7 @@
 
 #include "ops_test_util.h"
 #include "s2s/ops/gather.h"
+#include "support/ops_ref.h"
 
 using namespace s2s;
 

@@ -1,6 +1,7 @@
 // layer_norm: the oneDNN path against the reference, in place, and on a hand-computed row.
 #include "ops_test_util.h"
 #include "s2s/ops/layer_norm.h"
+#include "support/ops_ref.h"
 
 using namespace s2s;
 

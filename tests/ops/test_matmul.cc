@@ -5,6 +5,7 @@
 
 #include "ops_test_util.h"
 #include "s2s/ops/matmul.h"
+#include "support/ops_ref.h"
 
 using namespace s2s;
 

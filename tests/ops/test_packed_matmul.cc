@@ -8,6 +8,7 @@
 
 #include "ops_test_util.h"
 #include "s2s/core/allocator.h"
+#include "support/ops_ref.h"
 #include "s2s/core/threads.h"
 #include "s2s/ops/matmul.h"
 #include "s2s/ops/packed_matmul.h"
@@ -50,17 +51,17 @@ TEST_CASE("PackedMatmul keeps a weight it is given when it needs no repacking", 
   const auto precision = GENERATE(ops::Precision::f32, ops::Precision::bf16, ops::Precision::int8);
   const bool transposed = GENERATE(false, true);
   const bool runtime_rows = GENERATE(false, true);
-  const test::PinnedRuntimeRows pinned_rows(runtime_rows);
+  const ops::Packing packing(precision, 0, runtime_rows);
   if (!test::cpu_computes(precision)) return;
   const dim_t k = 96, n = 200;
   const auto layout = transposed ? ops::WeightLayout::out_in : ops::WeightLayout::in_out;
   const Tensor weight = test::random_tensor(transposed ? Shape{n, k} : Shape{k, n}, 71);
   const Tensor bias = test::random_tensor({n}, 72);
   const Tensor x = test::random_tensor({5, k}, 73);
-  const ops::PackedMatmul copied(weight, layout, &bias, precision);
+  const ops::PackedMatmul copied(weight, layout, &bias, packing);
   Tensor given = weight.clone();
   const void* given_data = given.raw();
-  const ops::PackedMatmul kept(std::move(given), layout, &bias, precision);
+  const ops::PackedMatmul kept(std::move(given), layout, &bias, packing);
   INFO(ops::precision_name(precision) << " out_in " << transposed << " runtime rows "
                                       << runtime_rows);
   if (runtime_rows || precision != ops::Precision::f32)  // else: does this CPU have brgemm?
@@ -73,7 +74,7 @@ TEST_CASE("PackedMatmul keeps a weight it is given when it needs no repacking", 
   REQUIRE(y_kept.numel() == y_copied.numel());
   CHECK(std::memcmp(y_kept.raw(), y_copied.raw(), y_kept.nbytes()) == 0);
   // A view is never kept: its memory belongs to someone else.
-  const ops::PackedMatmul from_view(weight.view(), layout, &bias, precision);
+  const ops::PackedMatmul from_view(weight.view(), layout, &bias, packing);
   CHECK(from_view.weight_data() != weight.raw());
 }
 
@@ -126,14 +127,14 @@ TEST_CASE("PackedMatmul gives the same bits on 1 and 2 threads", "[ops]") {
   // from 1024 columns up do depend on the thread count (found by this test).
   const bool runtime_rows = GENERATE(false, true);
   if (runtime_rows && precision == ops::Precision::bf16) return;
-  const test::PinnedRuntimeRows pinned_rows(runtime_rows);
+  const ops::Packing packing(precision, 0, runtime_rows);
   const int threads_before = num_threads();
   unsigned seed = 300;
   for (dim_t k : {256, 1024})
     for (dim_t n : {256, 512, 768, 1000, 1024, 2048}) {
       const Tensor weight = test::random_tensor({k, n}, seed++);
       const Tensor bias = test::random_tensor({n}, seed++);
-      const ops::PackedMatmul packed(weight, ops::WeightLayout::in_out, &bias, precision);
+      const ops::PackedMatmul packed(weight, ops::WeightLayout::in_out, &bias, packing);
       for (dim_t m : {1, 3, 8, 33, 130}) {
         const Tensor x = test::random_tensor({m, k}, seed++);
         Tensor one, two;
@@ -154,10 +155,10 @@ TEST_CASE("PackedMatmul gives each row's maximum of y when asked", "[ops]") {
   const auto precision = GENERATE(ops::Precision::f32, ops::Precision::bf16, ops::Precision::int8);
   if (!test::cpu_computes(precision)) return;
   const bool runtime_rows = GENERATE(false, true);
-  const test::PinnedRuntimeRows pinned_rows(runtime_rows);
+  const ops::Packing packing(precision, 0, runtime_rows);
   const Tensor weight = test::random_tensor({64, 3000}, 410);
   const Tensor bias = test::random_tensor({3000}, 411);
-  const ops::PackedMatmul packed(weight, ops::WeightLayout::in_out, &bias, precision);
+  const ops::PackedMatmul packed(weight, ops::WeightLayout::in_out, &bias, packing);
   for (dim_t m : {1, 7, 130}) {  // 130: two pieces of fixed-row products, the last padded
     INFO(ops::precision_name(precision) << " runtime rows " << runtime_rows << " M " << m);
     const Tensor x = test::random_tensor({m, 64}, 412 + static_cast<unsigned>(m));
@@ -245,11 +246,10 @@ TEST_CASE("PackedMatmul in bfloat16 and int8 computes exactly the scheme of prec
   // saturate vpmaddubsw's pair sums at 127 levels).
   const int variant = GENERATE(0, 1, 2);  // bf16, int8 (the CPU's levels), int8 at 63 levels
   const auto precision = variant == 0 ? ops::Precision::bf16 : ops::Precision::int8;
-  const test::PinnedInt8Levels pinned(variant == 2 ? 63 : 0);
   // Fixed row counts (brgemm, where oneDNN has it for this CPU) and a runtime row count.
   const bool runtime_rows = GENERATE(false, true);
-  const test::PinnedRuntimeRows pinned_rows(runtime_rows);
-  const int levels = ops::int8_weight_levels();
+  const int levels = variant == 2 ? 63 : ops::int8_weight_levels();
+  const ops::Packing packing(precision, levels, runtime_rows);
   const bool transposed = GENERATE(false, true);
   const bool with_bias = GENERATE(false, true);
   if (!test::cpu_computes(precision)) {  // refused, never computed wrongly
@@ -268,7 +268,7 @@ TEST_CASE("PackedMatmul in bfloat16 and int8 computes exactly the scheme of prec
     Tensor x = test::random_tensor({m, k}, seed++, -3.0f, 3.0f);
     for (dim_t c = 0; c < k; ++c) x.data<float>()[c] = 0.0f;  // an all-zero row: scale 1
     const auto layout = transposed ? ops::WeightLayout::out_in : ops::WeightLayout::in_out;
-    const ops::PackedMatmul packed(stored, layout, with_bias ? &bias : nullptr, precision);
+    const ops::PackedMatmul packed(stored, layout, with_bias ? &bias : nullptr, packing);
     Tensor y;
     packed(x, y);
 
@@ -315,14 +315,14 @@ TEST_CASE("precision names", "[ops]") {
 TEST_CASE("PackedMatmul packs correctly into reused memory that holds garbage", "[ops]") {
   const auto precision = GENERATE(ops::Precision::f32, ops::Precision::bf16, ops::Precision::int8);
   const bool runtime_rows = GENERATE(false, true);
-  const test::PinnedRuntimeRows pinned_rows(runtime_rows);
+  const ops::Packing packing(precision, 0, runtime_rows);
   if (!test::cpu_computes(precision)) return;
   const dim_t k = 2049, n = 1037;  // neither a multiple of 16 nor of 64: padding everywhere
   const Tensor weight = test::random_tensor({k, n}, 81);
   const Tensor x = test::random_tensor({9, k}, 82);
   Tensor expected;
   {
-    const ops::PackedMatmul fresh(weight, ops::WeightLayout::in_out, nullptr, precision);
+    const ops::PackedMatmul fresh(weight, ops::WeightLayout::in_out, nullptr, packing);
     fresh(x, expected);
   }
   const ReuseFreedBuffers reuse;
@@ -337,7 +337,7 @@ TEST_CASE("PackedMatmul packs correctly into reused memory that holds garbage", 
       blocks.push_back(dirty.back().get());
     }
   }
-  const ops::PackedMatmul reused(weight, ops::WeightLayout::in_out, nullptr, precision);
+  const ops::PackedMatmul reused(weight, ops::WeightLayout::in_out, nullptr, packing);
   Tensor y;
   reused(x, y);
   INFO(ops::precision_name(precision) << " runtime rows " << runtime_rows);

@@ -7,6 +7,7 @@
 
 #include "ops_test_util.h"
 #include "s2s/ops/softmax.h"
+#include "support/ops_ref.h"
 
 using namespace s2s;
 

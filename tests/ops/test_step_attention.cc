@@ -6,6 +6,7 @@
 
 #include "ops_test_util.h"
 #include "s2s/core/threads.h"
+#include "support/ops_ref.h"
 #include "s2s/ops/convert.h"
 #include "s2s/ops/matmul.h"
 #include "s2s/ops/softmax.h"
@@ -91,6 +92,9 @@ struct Inputs {
   void attend(Tensor& scores, Tensor& out) const {
     ops::step_attention(queries, keys, values, rows, scale, scores, out);
   }
+  void attend(backend::CpuIsa isa, Tensor& scores, Tensor& out) const {
+    ops::step_attention(isa, queries, keys, values, rows, scale, scores, out);
+  }
 };
 
 }  // namespace
@@ -118,8 +122,10 @@ TEST_CASE("step_attention matches the reference", "[ops]") {
 // The AVX-512 kernel (head dimensions 32, 64, 128) computes the scores as the portable kernel
 // does, so that the softmax gives the same probabilities; both kernels' outputs match the
 // reference (their value sums round differently where GCC does not fuse the portable one's).
-TEST_CASE("step_attention's AVX-512 kernel gives the portable kernel's probabilities", "[ops]") {
-  if (!__builtin_cpu_supports("avx512f")) WARN("no AVX-512 here: both runs take the portable kernel");
+TEST_CASE("step_attention's kernels of every ISA give the portable kernel's probabilities",
+          "[ops]") {
+  if (backend::detected_cpu_isa() != backend::CpuIsa::avx512)
+    WARN("no AVX-512 here: every ISA this CPU runs takes the portable kernel");
   unsigned seed = 500;
   for (const Case& c : kCases) {
     if (c.head_dim != 32 && c.head_dim != 64 && c.head_dim != 128) continue;
@@ -129,22 +135,25 @@ TEST_CASE("step_attention's AVX-512 kernel gives the portable kernel's probabili
     INFO("caches " << dtype_name(cache_type));
     const Inputs in(c, cache_type, seed);
     seed += 10;
-    Tensor fast_scores, fast, portable_scores, portable, ref_scores, expected;
-    in.attend(fast_scores, fast);
-    ops::set_step_attention_portable(true);
-    in.attend(portable_scores, portable);
-    ops::set_step_attention_portable(false);
+    Tensor portable_scores, portable, ref_scores, expected;
+    in.attend(backend::CpuIsa::generic, portable_scores, portable);
     ops::ref::step_attention(in.queries, in.keys, in.values, in.rows, in.scale, ref_scores,
                              expected);
-    S2S_CHECK_CLOSE(fast, expected, test::Tolerance::f32_dot);
     S2S_CHECK_CLOSE(portable, expected, test::Tolerance::f32_dot);
-    for (dim_t r = 0; r < c.rows; ++r) {  // the probabilities of the keys each row sees
-      const dim_t seen = c.counts ? std::min<dim_t>(in.visible.data<std::int32_t>()[r], c.keys) : c.keys;
-      for (dim_t h = 0; h < c.heads; ++h)
-        for (dim_t j = 0; j < seen; ++j) {
-          const dim_t at = (r * c.heads + h) * c.keys + j;
-          REQUIRE(fast_scores.data<float>()[at] == portable_scores.data<float>()[at]);
-        }
+    for (const backend::CpuIsa isa : backend::runnable_isas()) {
+      INFO("isa " << backend::isa_name(isa));
+      Tensor fast_scores, fast;
+      in.attend(isa, fast_scores, fast);
+      S2S_CHECK_CLOSE(fast, expected, test::Tolerance::f32_dot);
+      for (dim_t r = 0; r < c.rows; ++r) {  // the probabilities of the keys each row sees
+        const dim_t seen =
+            c.counts ? std::min<dim_t>(in.visible.data<std::int32_t>()[r], c.keys) : c.keys;
+        for (dim_t h = 0; h < c.heads; ++h)
+          for (dim_t j = 0; j < seen; ++j) {
+            const dim_t at = (r * c.heads + h) * c.keys + j;
+            REQUIRE(fast_scores.data<float>()[at] == portable_scores.data<float>()[at]);
+          }
+      }
     }
   }
 }

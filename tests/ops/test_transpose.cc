@@ -2,6 +2,7 @@
 // outputs (a fused QKV projection, a key/value cache slot).
 #include "ops_test_util.h"
 #include "s2s/ops/transpose.h"
+#include "support/ops_ref.h"
 
 using namespace s2s;
 

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "s2s/batch/batch.h"
+#include "support/model_support.h"
 #include "s2s/formats/detect.h"
 #include "s2s/pipeline/scorer.h"
 #include "s2s/pipeline/translator.h"
@@ -75,8 +76,9 @@ TEST_CASE("scoring a translation gives the score the search reported", "[pipelin
         const batch::Batch src = batch::make_batch({model->codec().encode_source(sources[i])});
         const batch::Batch tgt = batch::make_batch({best.ids});
         Tensor log_probs;
-        model->decoder().target_log_probs(model->encoder().forward(src.ids, src.lengths), tgt.ids,
-                                          log_probs);
+        test::target_log_probs(model->decoder(),
+                               test::encode(model->encoder(), src.ids, src.lengths), tgt.ids,
+                               log_probs);
         float sum = 0.0f;
         for (dim_t t = 0; t < log_probs.numel(); ++t) sum += log_probs.data<float>()[t];
         CHECK(sum == Approx(best.score).epsilon(1e-4));

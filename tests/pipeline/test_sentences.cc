@@ -12,6 +12,7 @@
 #include "../app/cli_runner.h"
 #include "fixtures.h"
 #include "s2s/batch/batch.h"
+#include "support/model_support.h"
 #include "s2s/formats/detect.h"
 #include "s2s/pipeline/output.h"
 #include "s2s/pipeline/translator.h"
@@ -107,7 +108,7 @@ TEST_CASE("sentence-split off reads the line whole, as one search of the model",
   // The same as the search on the whole line's ids.
   const std::vector<std::int32_t> ids = off.model().codec().encode_source(line);
   const batch::Batch batch = batch::make_batch({ids}, off.model().config().source_eos_id);
-  const model::EncoderOutput encoded = off.model().encoder().forward(batch.ids, batch.lengths);
+  const model::EncoderOutput encoded = test::encode(off.model().encoder(), batch.ids, batch.lengths);
   search::SearchOptions search = off.options().search;
   const auto direct = search::beam_search(off.model(), encoded, search);
   CHECK(found[0].hypotheses[0].ids == direct[0][0].ids);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "s2s/batch/batch.h"
+#include "support/model_support.h"
 #include "s2s/formats/detect.h"
 #include "s2s/pipeline/translator.h"
 #include "s2s/search/beam.h"
@@ -126,7 +127,7 @@ TEST_CASE("beam_search: stopped before a step, it abandons the batch", "[search]
   const auto model = fixture_model();
   const std::vector<std::int32_t> ids = model->codec().encode_source("The license is free.");
   const batch::Batch batch = batch::make_batch({ids}, model->config().source_eos_id);
-  const model::EncoderOutput encoded = model->encoder().forward(batch.ids, batch.lengths);
+  const model::EncoderOutput encoded = test::encode(model->encoder(), batch.ids, batch.lengths);
   search::SearchOptions options;
   options.beam_size = 3;
   std::atomic<bool> stop{false};

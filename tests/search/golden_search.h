@@ -13,6 +13,7 @@
 
 #include "fixtures.h"
 #include "s2s/batch/batch.h"
+#include "support/model_support.h"
 #include "s2s/model/model.h"
 #include "s2s/search/options.h"
 #include "s2s/search/hypothesis.h"
@@ -36,7 +37,7 @@ inline GoldenSearch load_golden_search(const FixtureModel& fixture, const std::s
   for (const auto& s : g.golden["sentences"])
     g.sources.push_back(s["src_ids"].get<std::vector<std::int32_t>>());
   const batch::Batch batch = batch::make_batch(g.sources, g.model->config().source_eos_id);
-  g.encoded = g.model->encoder().forward(batch.ids, batch.lengths);
+  g.encoded = test::encode(g.model->encoder(), batch.ids, batch.lengths);
   return g;
 }
 

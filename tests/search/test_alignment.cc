@@ -10,6 +10,7 @@
 #include "fixtures.h"
 #include "golden_search.h"
 #include "s2s/batch/batch.h"
+#include "support/model_support.h"
 #include "s2s/pipeline/alignment.h"
 #include "s2s/search/beam.h"
 
@@ -70,10 +71,10 @@ TEST_CASE("teacher-forced alignment rows match the reference", "[model][parity][
         tgt.push_back(pair["tgt_ids"].get<std::vector<std::int32_t>>());
       }
       const batch::Batch sb = batch::make_batch(src, model->config().source_eos_id);
-      const model::EncoderOutput enc = model->encoder().forward(sb.ids, sb.lengths);
+      const model::EncoderOutput enc = test::encode(model->encoder(), sb.ids, sb.lengths);
       const batch::Batch tb = batch::make_batch(tgt, 0);
       Tensor log_probs, alignment;
-      model->decoder().target_log_probs(enc, tb.ids, log_probs, &alignment);
+      test::target_log_probs(model->decoder(), enc, tb.ids, log_probs, &alignment);
       const dim_t steps = alignment.dim(1), keys = alignment.dim(2);
       for (std::size_t p = 0; p < tgt.size(); ++p) {
         INFO(fixture.name << ": pair " << p);

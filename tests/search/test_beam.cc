@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "s2s/batch/batch.h"
+#include "support/model_support.h"
 #include "golden_search.h"
 #include "s2s/search/beam.h"
 #include "s2s/search/scoring_rules.h"
@@ -99,7 +100,7 @@ TEST_CASE("a beam wider than the insertion top-k matches the reference n-best li
   options.beam_size = golden["beam_size"].get<dim_t>();
   options.n_best = true;
   const auto found =
-      search::beam_search(*model, model->encoder().forward(one.ids, one.lengths), options);
+      search::beam_search(*model, test::encode(model->encoder(), one.ids, one.lengths), options);
   REQUIRE(found.size() == 1);
   const auto expected = golden["nbest"].get<std::vector<std::vector<std::int32_t>>>();
   REQUIRE(found[0].size() == expected.size());
@@ -119,11 +120,11 @@ TEST_CASE("a sentence's beam result does not depend on its batch", "[search]") {
   options.n_best = true;
   const batch::Batch all = batch::make_batch(sources, model->config().source_eos_id);
   const auto together =
-      search::beam_search(*model, model->encoder().forward(all.ids, all.lengths), options);
+      search::beam_search(*model, test::encode(model->encoder(), all.ids, all.lengths), options);
   for (std::size_t s = 0; s < sources.size(); ++s) {
     const batch::Batch one = batch::make_batch({sources[s]}, model->config().source_eos_id);
     const auto alone =
-        search::beam_search(*model, model->encoder().forward(one.ids, one.lengths), options);
+        search::beam_search(*model, test::encode(model->encoder(), one.ids, one.lengths), options);
     REQUIRE(alone[0].size() == together[s].size());
     CHECK(static_cast<dim_t>(alone[0].size()) == options.beam_size);
     for (std::size_t h = 0; h < alone[0].size(); ++h) {

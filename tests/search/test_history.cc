@@ -8,6 +8,7 @@
 #include "s2s/search/history.h"
 #include "s2s/search/sampling.h"
 #include "s2s/search/workspace.h"
+#include "support/model_support.h"
 #include "test_utils.h"
 
 namespace s2s {
@@ -21,7 +22,7 @@ model::EncoderOutput encode(const model::Model& model, const std::vector<std::st
   std::vector<std::vector<std::int32_t>> ids;
   for (const std::string& line : lines) ids.push_back(model.codec().encode_source(line));
   const batch::Batch batch = batch::make_batch(ids, model.config().source_eos_id);
-  return model.encoder().forward(batch.ids, batch.lengths);
+  return test::encode(model.encoder(), batch.ids, batch.lengths);
 }
 
 }  // namespace

@@ -1,14 +1,19 @@
 #include "s2s/backend/dnnl.h"
 
+#include "s2s/backend/cpu_isa.h"
+
 namespace s2s::backend {
 
 dnnl::engine& engine() {
-  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  // The ISA first: S2S_CPU_ISA's ceiling must reach oneDNN before it makes any kernel.
+  static dnnl::engine e = (cpu_isa(), dnnl::engine(dnnl::engine::kind::cpu, 0));
   return e;
 }
 
 dnnl::stream& stream() {
-  // One per thread: translators on several threads (--workers) must not share a queue.
+  // One per thread, and rightly thread_local: a oneDNN stream is the execution queue of the
+  // thread that submits to it (translators on several threads, --workers, must not share one),
+  // not scratch; it holds no data between calls (every op waits for its primitive).
   thread_local dnnl::stream s(engine());
   return s;
 }

@@ -14,7 +14,9 @@
 namespace s2s {
 namespace {
 
-// The calling thread's mode: true after set_num_threads(0) without OMP_NUM_THREADS.
+// The calling thread's mode: true after set_num_threads(0) without OMP_NUM_THREADS. These are
+// thread_local because OpenMP's thread count they steer is itself a per-thread setting
+// (omp_set_num_threads): each worker thread has its own count, and so its own samples.
 thread_local bool t_shared = false;
 thread_local int t_cores = 1;
 

@@ -20,7 +20,7 @@ constexpr const char* kDefaultModel = "en-de";
 }  // namespace
 
 std::shared_ptr<const model::Model> load_model(const std::string& path, const SpmPaths& spm,
-                                               ops::Precision precision, LoadFor purpose) {
+                                               ops::Packing packing, LoadFor purpose) {
   std::error_code ec;
   fs::path folder(path);
   if (!fs::exists(folder, ec)) throw ModelError(path + ": no such model folder");
@@ -29,10 +29,10 @@ std::shared_ptr<const model::Model> load_model(const std::string& path, const Sp
   // Each weight read is freed as its packed copy is made: the next copy reuses its memory.
   const ReuseFreedBuffers reuse;
   // Each reader describes the model's parts; the Model is built from them in one place.
-  if (looks_like_marian(folder)) return assemble_model(read_marian(folder), precision);
-  if (looks_like_hf_m2m100(folder)) return assemble_model(read_hf_m2m100(folder), precision);
-  if (looks_like_hf_marian(folder)) return assemble_model(read_hf_marian(folder), precision);
-  if (looks_like_ct2(folder)) return assemble_model(read_ct2(folder, spm, purpose), precision);
+  if (looks_like_marian(folder)) return assemble_model(read_marian(folder), packing);
+  if (looks_like_hf_m2m100(folder)) return assemble_model(read_hf_m2m100(folder), packing);
+  if (looks_like_hf_marian(folder)) return assemble_model(read_hf_marian(folder), packing);
+  if (looks_like_ct2(folder)) return assemble_model(read_ct2(folder, spm, purpose), packing);
   throw ModelError(path + ": not a model folder (looked for a Marian decoder.yml or .npz, a Hugging "
                    "Face config.json with model.safetensors, or a CTranslate2 model.bin)");
 }

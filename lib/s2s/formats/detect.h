@@ -11,11 +11,11 @@
 namespace s2s::formats {
 
 // path: a model folder (or a file inside one). ModelError when it cannot be loaded. `spm` names
-// SentencePiece models for folders that lack them (CTranslate2); `precision` is what the linear
-// layers compute in (ops/precision.h); `purpose` says whether files only translation needs may
+// SentencePiece models for folders that lack them (CTranslate2); `packing` is what the linear
+// layers compute in (a precision, ops/precision.h); `purpose` says whether files only translation needs may
 // be missing (ct2.h).
 std::shared_ptr<const model::Model> load_model(const std::string& path, const SpmPaths& spm = {},
-                                               ops::Precision precision = ops::Precision::f32,
+                                               ops::Packing packing = {},
                                                LoadFor purpose = LoadFor::translation);
 
 // The folder of the default model: $S2S_MODEL, else models/<name> next to the executable or in

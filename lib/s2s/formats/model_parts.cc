@@ -10,7 +10,7 @@ std::unique_ptr<text::TextCodec> load_codec(const ModelParts& parts) {
       parts.target.spm.string(), parts.target.vocab.string(), parts.config.target_vocab_size));
 }
 
-std::shared_ptr<const model::Model> assemble_model(ModelParts parts, ops::Precision precision) {
+std::shared_ptr<const model::Model> assemble_model(ModelParts parts, ops::Packing packing) {
   model::ModelConfig& config = parts.config;
   std::unique_ptr<text::TextCodec> codec = parts.codec ? std::move(parts.codec) : load_codec(parts);
   codec->set_add_source_eos(config.add_source_eos);
@@ -23,7 +23,7 @@ std::shared_ptr<const model::Model> assemble_model(ModelParts parts, ops::Precis
   config.unk_id = parts.unk_token ? target.id_of(*parts.unk_token) : target.unk_id();
   if (parts.decoder_start_token) config.decoder_start_id = target.id_of(*parts.decoder_start_token);
   return std::make_shared<const model::Model>(std::move(config), std::move(parts.weights),
-                                              std::move(codec), std::move(parts.info), precision);
+                                              std::move(codec), std::move(parts.info), packing);
 }
 
 }  // namespace s2s::formats

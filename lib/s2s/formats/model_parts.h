@@ -43,6 +43,6 @@ std::unique_ptr<text::TextCodec> load_codec(const ModelParts& parts);
 
 // Loads the vocabularies (checked against the config's sizes), sets the special ids and builds
 // the Model, which checks the weights against the config.
-std::shared_ptr<const model::Model> assemble_model(ModelParts parts, ops::Precision precision);
+std::shared_ptr<const model::Model> assemble_model(ModelParts parts, ops::Packing packing);
 
 }  // namespace s2s::formats

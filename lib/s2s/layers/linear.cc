@@ -10,12 +10,11 @@ Linear::Linear(WeightStore& weights, const std::string& prefix, dim_t in, dim_t 
   Tensor bias;
   if (with_bias) bias = weights.take(prefix + "/bias", {out});
   matmul_ = ops::PackedMatmul(std::move(w.weight), w.layout, with_bias ? &bias : nullptr,
-                              weights.linear_precision());
+                              weights.linear_packing());
 }
 
-Linear::Linear(Tensor weight, ops::WeightLayout layout, const Tensor* bias,
-               ops::Precision precision)
-    : matmul_(std::move(weight), layout, bias, precision) {}
+Linear::Linear(Tensor weight, ops::WeightLayout layout, const Tensor* bias, ops::Packing packing)
+    : matmul_(std::move(weight), layout, bias, packing) {}
 
 Linear Linear::concatenated(WeightStore& weights, const std::vector<std::string>& prefixes,
                             dim_t in, dim_t out) {
@@ -40,7 +39,7 @@ Linear Linear::concatenated(WeightStore& weights, const std::vector<std::string>
     }
     std::copy_n(part_bias.data<float>(), out, bias.data<float>() + p * out);
   }  // each part's tensor is freed here, once copied
-  return Linear(std::move(weight), ops::WeightLayout::in_out, &bias, weights.linear_precision());
+  return Linear(std::move(weight), ops::WeightLayout::in_out, &bias, weights.linear_packing());
 }
 
 }  // namespace s2s::layers

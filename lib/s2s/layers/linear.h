@@ -17,8 +17,7 @@ class Linear {
   Linear(WeightStore& weights, const std::string& prefix, dim_t in, dim_t out, bool with_bias = true);
   // From an explicit weight (e.g. a view of a tied embedding [V, D] used as the output layer,
   // out_in). An owned weight may become the packed one (ops::PackedMatmul).
-  Linear(Tensor weight, ops::WeightLayout layout, const Tensor* bias,
-         ops::Precision precision = ops::Precision::f32);
+  Linear(Tensor weight, ops::WeightLayout layout, const Tensor* bias, ops::Packing packing = {});
   // Several layers of the same input side by side, as one product: y = x · [W1 W2 ...] + [b1 b2 ...]
   // (e.g. the Q, K and V projections of self-attention: one [in, 3·out] matmul per call instead
   // of three). Output columns [i·out, (i+1)·out) are layer i's; each prefix is taken as above.

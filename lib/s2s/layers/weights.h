@@ -49,9 +49,10 @@ class WeightStore {
   // A linear layer packs its weight, and float32 packing can keep the given buffer as it is.
   Linear take_linear(const std::string& name, dim_t in, dim_t out);
 
-  // The precision linear layers pack their weights in (set by the Model before it builds them).
-  void set_linear_precision(ops::Precision p) { linear_precision_ = p; }
-  ops::Precision linear_precision() const { return linear_precision_; }
+  // How linear layers pack their weights (set by the Model before it builds them).
+  void set_linear_packing(ops::Packing p) { linear_packing_ = p; }
+  const ops::Packing& linear_packing() const { return linear_packing_; }
+  ops::Precision linear_precision() const { return linear_packing_.precision; }
 
   // Names (in the file) that nothing has taken: extra tensors.
   std::vector<std::string> untaken() const;
@@ -72,7 +73,7 @@ class WeightStore {
   std::string describe(const std::string& name, const Entry& e) const;
 
   std::string source_;
-  ops::Precision linear_precision_ = ops::Precision::f32;
+  ops::Packing linear_packing_;
   std::map<std::string, Entry> entries_;
   std::map<std::string, std::string> aliases_;  // alias -> target
 };

@@ -159,27 +159,25 @@ void Decoder::keep_alignment_rows(const Layer& layer, DecoderState& state) const
   }
 }
 
-void Decoder::forward_all(const EncoderOutput& encoded, const Tensor& target,
-                          Tensor& logits) const {
-  thread_local Tensor x;  // per thread across batches, as forward_layers' scratch
-  forward_layers(encoded, target, x);
-  output(x, logits);
+void Decoder::final_states(const EncoderOutput& encoded, const Tensor& target,
+                           Workspace& workspace, Tensor* alignment) const {
+  forward_layers(encoded, target, workspace, alignment);
+  if (has_final_norm_) final_norm_(workspace.states, workspace.states);
 }
 
 void Decoder::target_log_probs(const EncoderOutput& encoded, const Tensor& target,
-                               Tensor& log_probs, Tensor* alignment) const {
+                               Workspace& workspace, Tensor& log_probs, Tensor* alignment) const {
   if (alignment != nullptr) check_alignment();
-  thread_local Tensor x;  // per thread across batches, as forward_layers' scratch
-  forward_layers(encoded, target, x, alignment);
-  if (has_final_norm_) final_norm_(x, x);
+  final_states(encoded, target, workspace, alignment);
   const dim_t rows = target.numel();
   log_probs.resize(target.shape(), DataType::f32);
-  const Tensor flat = x.reshaped({rows, d_model_});
+  const Tensor flat = workspace.states.reshaped({rows, d_model_});
   const std::int32_t* gold = target.data<std::int32_t>();
   float* out = log_probs.data<float>();
   // A few rows at a time: the [rows, V] log-softmax of a whole batch would not fit in memory.
   constexpr dim_t kRowsPerChunk = 64;
-  thread_local Tensor logits, chunk_log_probs;
+  Tensor& logits = workspace.logits;
+  Tensor& chunk_log_probs = workspace.chunk_log_probs;
   for (dim_t first = 0; first < rows; first += kRowsPerChunk) {
     const dim_t last = std::min(rows, first + kRowsPerChunk);
     output_(flat.slice(0, first, last), logits);
@@ -193,8 +191,8 @@ void Decoder::target_log_probs(const EncoderOutput& encoded, const Tensor& targe
   }
 }
 
-void Decoder::forward_layers(const EncoderOutput& encoded, const Tensor& target, Tensor& x,
-                             Tensor* alignment) const {
+void Decoder::forward_layers(const EncoderOutput& encoded, const Tensor& target,
+                             Workspace& workspace, Tensor* alignment) const {
   S2S_CHECK(target.rank() == 2 && target.dtype() == DataType::i32 &&
                 target.dim(0) == encoded.memory.dim(0),
             "target ", to_string(target.shape()), " for a batch of ", encoded.memory.dim(0));
@@ -206,12 +204,15 @@ void Decoder::forward_layers(const EncoderOutput& encoded, const Tensor& target,
   for (dim_t b = 0; b < batch; ++b)
     for (dim_t t = 0; t < steps; ++t) in[b * steps + t] = t == 0 ? start_id_ : gold[b * steps + t - 1];
 
-  // Kept per thread across batches, as the encoder's scratch (encoder.cc): allocated afresh for
-  // every batch, these buffers (several MB each when scoring) were mapped and page-faulted in
-  // again for each one (bench/NOTES.md, "score").
-  thread_local LayerScratch s;
+  // The worker's, kept across batches (model/workspace.h): allocated afresh for every batch,
+  // these buffers (several MB each when scoring) were mapped and page-faulted in again each time.
+  LayerScratch& s = workspace.decoder;
+  Tensor& x = workspace.states;
+  Tensor& causal = workspace.causal;
+  Tensor& cross_visible = workspace.cross_visible;
+  Tensor& cross_keys = workspace.cross_keys;
+  Tensor& cross_values = workspace.cross_values;
   embedding_(inputs, 0, s.embedding, x);
-  thread_local Tensor causal, cross_visible, cross_keys, cross_values;
   layers::causal_counts(batch, heads_, steps, causal);
   layers::padding_counts(encoded.lengths, heads_, steps, cross_visible);
   for (std::size_t i = 0; i < layers_.size(); ++i) {

@@ -1,7 +1,8 @@
 // The Transformer decoder. Two entry points run the same layers:
-//   step:        one token per row, self-attention keys/values appended to the state's cache,
-//                cross-attention keys/values computed once in start();
-//   forward_all: teacher forcing over a whole target sequence with a causal mask (scoring).
+//   step:         one token per row, self-attention keys/values appended to the state's cache,
+//                 cross-attention keys/values computed once in start();
+//   final_states: teacher forcing over a whole target sequence with a causal mask (scoring,
+//                 target_log_probs).
 // The first decoder input is the config's start (Marian: a zero vector), then the previous token.
 // Shapes: B batch, T target length, S source length, D model dim, V target vocabulary.
 #pragma once
@@ -43,17 +44,21 @@ class Decoder {
   void step(DecoderState& state, const std::vector<std::int32_t>& previous, Tensor& logits,
             float* row_max = nullptr) const;
 
-  // target: int32 [B, T] gold tokens (right-padded). logits [B, T, V]: position t predicts
-  // target[:, t] from the start input and target[:, :t].
-  void forward_all(const EncoderOutput& encoded, const Tensor& target, Tensor& logits) const;
+  // target: int32 [B, T] gold tokens (right-padded). workspace.states [B, T, D]: the decoder's
+  // output before the output layer (final norm applied), position t computed from the start
+  // input and target[:, :t]; project() turns it into logits predicting target[:, t].
+  // alignment, when given: [B, T, S], the cross-attention probabilities of the alignment layer
+  // (ModelConfig::alignment_layer), head 0, of every target position (word alignment).
+  void final_states(const EncoderOutput& encoded, const Tensor& target, Workspace& workspace,
+                    Tensor* alignment = nullptr) const;
+  // The output layer: states [..., D] -> logits [..., V].
+  void project(const Tensor& states, Tensor& logits) const { output_(states, logits); }
 
   // Teacher forcing for scoring: log_probs [B, T] = log p(target[b, t] | source, target[b, :t]),
   // without ever holding the [B, T, V] distribution (done a few rows at a time). Entries past a
-  // target's length are meaningless.
-  // alignment, when given: [B, T, S], the cross-attention probabilities of the alignment layer
-  // (ModelConfig::alignment_layer), head 0, of every target position (word alignment).
-  void target_log_probs(const EncoderOutput& encoded, const Tensor& target, Tensor& log_probs,
-                        Tensor* alignment = nullptr) const;
+  // target's length are meaningless. alignment: as final_states.
+  void target_log_probs(const EncoderOutput& encoded, const Tensor& target, Workspace& workspace,
+                        Tensor& log_probs, Tensor* alignment = nullptr) const;
 
   std::int32_t start_id() const { return start_id_; }
   // Bytes of self-attention keys and values that one row adds per step, over all layers: what
@@ -73,9 +78,10 @@ class Decoder {
     layers::Residual ffn_block;
     layers::FeedForward ffn;
   };
-  // Every layer over the shifted target with a causal mask: x [B, T, D] before the final norm.
-  void forward_layers(const EncoderOutput& encoded, const Tensor& target, Tensor& x,
-                      Tensor* alignment = nullptr) const;
+  // Every layer over the shifted target with a causal mask: workspace.states [B, T, D] before
+  // the final norm.
+  void forward_layers(const EncoderOutput& encoded, const Tensor& target, Workspace& workspace,
+                      Tensor* alignment) const;
   // The feed-forward block of a layer (shared by step and forward_layers), in place on x.
   void feed_forward(const Layer& layer, Tensor& x, LayerScratch& s) const;
   // step(): the alignment layer's head-0 probabilities into state.alignment_.

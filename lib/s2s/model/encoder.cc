@@ -38,7 +38,8 @@ constexpr dim_t kGroupPositions = 2048;
 
 }  // namespace
 
-EncoderOutput Encoder::forward(const Tensor& ids, const std::vector<std::int32_t>& lengths) const {
+EncoderOutput Encoder::forward(const Tensor& ids, const std::vector<std::int32_t>& lengths,
+                               Workspace& workspace) const {
   S2S_CHECK(ids.rank() == 2 && ids.dim(0) == static_cast<dim_t>(lengths.size()),
             "ids ", to_string(ids.shape()), " for ", lengths.size(), " lengths");
   const dim_t batch = ids.dim(0), length = ids.dim(1);
@@ -46,14 +47,14 @@ EncoderOutput Encoder::forward(const Tensor& ids, const std::vector<std::int32_t
   EncoderOutput out;
   out.lengths = lengths;
   if (per_group >= batch) {
-    encode(ids, lengths, out.memory);
+    encode(ids, lengths, workspace.encoder, out.memory);
     return out;
   }
-  thread_local Tensor group_out;
+  Tensor& group_out = workspace.encoder_group;
   for (dim_t first = 0; first < batch; first += per_group) {
     const dim_t last = std::min(batch, first + per_group);
     const std::vector<std::int32_t> group_lengths(lengths.begin() + first, lengths.begin() + last);
-    encode(ids.slice(0, first, last), group_lengths, group_out);
+    encode(ids.slice(0, first, last), group_lengths, workspace.encoder, group_out);
     if (first == 0) out.memory.resize({batch, length, group_out.dim(2)});
     out.memory.slice(0, first, last).copy_from(group_out);
   }
@@ -61,12 +62,8 @@ EncoderOutput Encoder::forward(const Tensor& ids, const std::vector<std::int32_t
 }
 
 void Encoder::encode(const Tensor& ids, const std::vector<std::int32_t>& lengths,
-                     Tensor& x) const {
-  // Kept per thread across batches, as the decoder's state is: allocated afresh for every batch,
-  // its buffers (tens of MB at batch 32) were mapped and page-faulted in again each time (26,545
-  // -> 19,771 faults decoding 200 sentences with the shipped model, bench/NOTES.md). Only `x`
-  // (returned) is new per call.
-  thread_local LayerScratch s;
+                     LayerScratch& s, Tensor& x) const {
+  // `s` is the worker's, kept across batches (model/workspace.h); only `x` (returned) is new.
   embedding_(ids, 0, s.embedding, x);
 
   Tensor visible;  // padding mask: every query of sentence b sees its lengths[b] keys

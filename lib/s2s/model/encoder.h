@@ -11,6 +11,7 @@
 #include "s2s/layers/residual.h"
 #include "s2s/model/config.h"
 #include "s2s/model/layer_scratch.h"
+#include "s2s/model/workspace.h"
 
 namespace s2s::model {
 
@@ -24,12 +25,14 @@ class Encoder {
   Encoder(layers::WeightStore& weights, const ModelConfig& config, Tensor embeddings,
           Tensor positions);
 
-  // ids: int32 [B, S], right-padded; lengths[b] <= S and >= 1.
-  EncoderOutput forward(const Tensor& ids, const std::vector<std::int32_t>& lengths) const;
+  // ids: int32 [B, S], right-padded; lengths[b] <= S and >= 1. Temporaries in `workspace`.
+  EncoderOutput forward(const Tensor& ids, const std::vector<std::int32_t>& lengths,
+                        Workspace& workspace) const;
 
  private:
   // forward() for one group of sentences: x [B, S, D] (resized).
-  void encode(const Tensor& ids, const std::vector<std::int32_t>& lengths, Tensor& x) const;
+  void encode(const Tensor& ids, const std::vector<std::int32_t>& lengths, LayerScratch& s,
+              Tensor& x) const;
 
   struct Layer {
     layers::Residual self_block;

@@ -20,14 +20,14 @@ void Model::check_vocabularies() const {
 }
 
 Model::Model(ModelConfig config, layers::WeightStore weights,
-             std::unique_ptr<text::TextCodec> codec, ModelInfo info, ops::Precision precision)
+             std::unique_ptr<text::TextCodec> codec, ModelInfo info, ops::Packing packing)
     : config_(std::move(config)),
       weights_(std::move(weights)),
       codec_(std::move(codec)),
       info_(std::move(info)) {
   throw_if_problems<ModelError>(weights_.source() + ": invalid model", config_.validate());
   check_vocabularies();
-  weights_.set_linear_precision(precision);
+  weights_.set_linear_packing(packing);
   const dim_t d = config_.d_model;
   info_.parameters = weights_.parameter_count();
   Tensor positions;

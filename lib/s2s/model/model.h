@@ -9,6 +9,7 @@
 
 #include "s2s/model/decoder.h"
 #include "s2s/model/encoder.h"
+#include "s2s/model/workspace.h"
 #include "s2s/text/codec.h"
 
 namespace s2s::model {
@@ -36,9 +37,9 @@ class Model {
   // Builds the encoder and decoder from the weights (which it keeps: embeddings and norms are
   // used in place). Fails with a ModelError if the weights do not fit the config, or if the file
   // holds tensors nothing uses.
-  // `precision`: what the linear layers compute in (ops/precision.h).
+  // `packing`: what the linear layers compute in, and how they pack (ops/precision.h).
   Model(ModelConfig config, layers::WeightStore weights, std::unique_ptr<text::TextCodec> codec,
-        ModelInfo info, ops::Precision precision = ops::Precision::f32);
+        ModelInfo info, ops::Packing packing = {});
 
   const ModelConfig& config() const { return config_; }
   const Encoder& encoder() const { return *encoder_; }
@@ -46,6 +47,8 @@ class Model {
   const text::TextCodec& codec() const { return *codec_; }
   const ModelInfo& info() const { return info_; }
   ops::Precision precision() const { return weights_.linear_precision(); }
+  // Scratch for the workers that run this model (model/workspace.h): each job leases one.
+  WorkspacePool& workspaces() const { return *workspaces_; }
 
  private:
   void check_vocabularies() const;
@@ -56,6 +59,7 @@ class Model {
   ModelInfo info_;
   std::unique_ptr<Encoder> encoder_;
   std::unique_ptr<Decoder> decoder_;
+  std::unique_ptr<WorkspacePool> workspaces_ = std::make_unique<WorkspacePool>();
 };
 
 }  // namespace s2s::model

@@ -12,12 +12,12 @@ namespace s2s::ops {
 
 namespace {
 
-S2S_TARGET_CLONES void convert_row_to_bf16(const float* x, dim_t n, bfloat16_bits* out) {
+S2S_DISPATCHED(void, convert_row_to_bf16, (const float* x, dim_t n, bfloat16_bits* out), (x, n, out)) {
 #pragma omp simd
   for (dim_t i = 0; i < n; ++i) out[i] = float_to_bf16(x[i]);
 }
 
-S2S_TARGET_CLONES void convert_row_to_f32(const bfloat16_bits* x, dim_t n, float* out) {
+S2S_DISPATCHED(void, convert_row_to_f32, (const bfloat16_bits* x, dim_t n, float* out), (x, n, out)) {
 #pragma omp simd
   for (dim_t i = 0; i < n; ++i) out[i] = bf16_to_float(x[i]);
 }

@@ -2,12 +2,14 @@
 // the oneDNN entry points called by the dispatch files. Nothing here includes <dnnl.hpp>.
 //
 // Every public op follows the same steps: prepare_<op>() checks the arguments (messages give the
-// actual and expected shapes) and sizes the output; then either the fast path (<op>_dnnl.cc, or
-// plain C++ where oneDNN has no primitive) or the reference loops (<op>_ref.cc) compute it.
+// actual and expected shapes) and sizes the output; then the fast path (<op>_dnnl.cc, or plain
+// C++ where oneDNN has no primitive) computes it. The tests' reference loops
+// (tests/support/ops/<op>_ref.cc) run the same checks.
 #pragma once
 
 #include <string>
 
+#include "s2s/backend/cpu_isa.h"
 #include "s2s/core/tensor.h"
 #include "s2s/ops/elementwise.h"
 #include "s2s/ops/matmul.h"
@@ -16,15 +18,41 @@
 
 namespace s2s::ops::detail {
 
-// Row loops that the compiler vectorises get this: compiled for AVX-512, AVX2 and baseline
-// x86-64, the loader picking one at startup, so that the binary stays portable (no -march).
-// Not under ThreadSanitizer: the loader runs the (instrumented) ifunc resolvers before the TSan
-// runtime is initialised, and the program crashes before main.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
-    !defined(__SANITIZE_THREAD__)
-#define S2S_TARGET_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+// Row loops that the compiler vectorises are written once and compiled three times, for AVX-512,
+// AVX2 and baseline x86-64 (no -march: the binary stays portable); each call runs the variant of
+// backend::cpu_isa(), the one dispatch point (S2S_CPU_ISA picks a lower one for tests):
+//   S2S_DISPATCHED(float, row_max, (const float* x, dim_t n), (x, n)) { ...body... }
+// defines row_max(x, n) and row_max(isa, x, n) (a given ISA's variant). The body is always
+// inlined into each variant, so what it inlines is compiled for that target too.
+#define S2S_WITH_ISA(...) (::s2s::backend::CpuIsa isa, __VA_ARGS__)
+#define S2S_CURRENT_ISA(...) (::s2s::backend::cpu_isa(), __VA_ARGS__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define S2S_DISPATCHED(ret, name, params, args)                                              \
+  static inline __attribute__((always_inline)) ret name##_body params;                       \
+  __attribute__((target("avx512f"))) static ret name##_avx512 params {                       \
+    return name##_body args;                                                                 \
+  }                                                                                          \
+  __attribute__((target("avx2"))) static ret name##_avx2 params { return name##_body args; } \
+  static ret name##_generic params { return name##_body args; }                              \
+  [[maybe_unused]] static ret name S2S_WITH_ISA params {                                     \
+    switch (isa) {                                                                           \
+      case ::s2s::backend::CpuIsa::avx512: return name##_avx512 args;                        \
+      case ::s2s::backend::CpuIsa::avx2: return name##_avx2 args;                            \
+      case ::s2s::backend::CpuIsa::generic: break;                                           \
+    }                                                                                        \
+    return name##_generic args;                                                              \
+  }                                                                                          \
+  [[maybe_unused]] ret name params { return name S2S_CURRENT_ISA args; }                     \
+  static inline __attribute__((always_inline)) ret name##_body params
 #else
-#define S2S_TARGET_CLONES
+#define S2S_DISPATCHED(ret, name, params, args)                                              \
+  static inline ret name##_body params;                                                      \
+  [[maybe_unused]] static ret name S2S_WITH_ISA params {                                     \
+    static_cast<void>(isa);                                                                  \
+    return name##_body args;                                                                 \
+  }                                                                                          \
+  [[maybe_unused]] ret name params { return name##_body args; }                              \
+  static inline ret name##_body params
 #endif
 
 // Loops over at least this many elements in all are worth an OpenMP parallel region (entering

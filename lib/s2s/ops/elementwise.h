@@ -20,9 +20,4 @@ void activation(Activation act, const Tensor& x, Tensor& y);
 // [B, T, D], positions [T, D] over [B, T, D]). c may be the same tensor as a or b.
 void add(const Tensor& a, const Tensor& b, Tensor& c, float a_scale = 1.0f);
 
-namespace ref {
-void activation(Activation act, const Tensor& x, Tensor& y);
-void add(const Tensor& a, const Tensor& b, Tensor& c, float a_scale = 1.0f);
-}  // namespace ref
-
 }  // namespace s2s::ops

@@ -10,8 +10,4 @@ namespace s2s::ops {
 
 void gather_rows(const Tensor& table, const Tensor& ids, Tensor& out);
 
-namespace ref {
-void gather_rows(const Tensor& table, const Tensor& ids, Tensor& out);
-}
-
 }  // namespace s2s::ops

@@ -9,8 +9,4 @@ namespace s2s::ops {
 
 void layer_norm(const Tensor& x, const Tensor& scale, const Tensor& bias, float epsilon, Tensor& y);
 
-namespace ref {
-void layer_norm(const Tensor& x, const Tensor& scale, const Tensor& bias, float epsilon, Tensor& y);
-}
-
 }  // namespace s2s::ops

@@ -19,8 +19,4 @@ struct MatmulOptions {
 
 void matmul(const Tensor& a, const Tensor& b, Tensor& c, const MatmulOptions& options = {});
 
-namespace ref {
-void matmul(const Tensor& a, const Tensor& b, Tensor& c, const MatmulOptions& options = {});
-}
-
 }  // namespace s2s::ops

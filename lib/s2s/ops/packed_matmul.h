@@ -22,14 +22,14 @@ class PackedMatmul {
   // weight: f32, 2-D, in `layout`; bias: f32 [N] or nullptr. Both are copied/reordered (and the
   // weight converted to bf16 or quantized to int8 for those precisions, see precision.h).
   PackedMatmul(const Tensor& weight, WeightLayout layout, const Tensor* bias,
-               Precision precision = Precision::f32);
+               Packing packing = {});
   // The same, but a weight that owns its buffer is kept as the packed weight when the layout
   // oneDNN chose is the one it is stored in (float32 in_out on CPUs without brgemm, whose
   // products take plain row-major weights): no copy and no second buffer. A Transformer-base
   // load then touches 175 MB less fresh memory, which costs up to 4.4 ms per 2 MB on a VM
   // (bench/NOTES.md).
   PackedMatmul(Tensor&& weight, WeightLayout layout, const Tensor* bias,
-               Precision precision = Precision::f32);
+               Packing packing = {});
 
   // x: f32 [..., K] contiguous; y: f32 [..., N] (owned: resized; view: must match).
   // row_max, when given, receives each row's maximum of y (rows = numel / N) for
@@ -45,7 +45,7 @@ class PackedMatmul {
  private:
   struct Impl;  // oneDNN objects, hidden from users
   // adoptable: the weight itself when its buffer may become the packed weight, else null.
-  void build(const Tensor& weight, WeightLayout layout, const Tensor* bias, Precision precision,
+  void build(const Tensor& weight, WeightLayout layout, const Tensor* bias, Packing packing,
              Tensor* adoptable);
   std::shared_ptr<const Impl> impl_;
   dim_t in_ = 0;

@@ -25,7 +25,6 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -37,6 +36,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "s2s/backend/cpu_isa.h"
 #include "s2s/core/allocator.h"
 #include "s2s/core/threads.h"
 #include "s2s/ops/convert.h"
@@ -143,22 +143,12 @@ struct PackedMatmul::Impl {
 
 namespace {
 
-// Whether oneDNN runs this CPU at `level` or above. Its ISA values are feature masks: an ISA
-// includes every bit of the ones below it.
-bool cpu_has(dnnl_cpu_isa_t level) {
-  const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
-  return (isa & level) == unsigned(level);
-}
-
-std::atomic<int> g_int8_weight_levels{0};  // set_int8_weight_levels; 0: the CPU's own
-std::atomic<bool> g_runtime_rows_only{false};  // set_runtime_rows_only
-
 }  // namespace
 
 std::string unsupported_reason(Precision p) {
   switch (p) {
     case Precision::bf16:
-      if (!cpu_has(dnnl_cpu_isa_avx512_core_bf16))
+      if (!backend::runs_bf16())
         return "--precision bfloat16 needs a CPU with AVX512-BF16, which this one lacks; use "
                "float32 or int8";
       break;
@@ -170,19 +160,10 @@ std::string unsupported_reason(Precision p) {
 }
 
 int int8_weight_levels() {
-  if (const int pinned = g_int8_weight_levels.load(std::memory_order_relaxed)) return pinned;
-  static const int levels =
-      cpu_has(dnnl_cpu_isa_avx512_core_vnni) || cpu_has(dnnl_cpu_isa_avx2_vnni) ? 127 : 63;
+  static const int levels = backend::runs_int8_dot() ? 127 : 63;
   return levels;
 }
 
-void set_runtime_rows_only(bool on) { g_runtime_rows_only.store(on, std::memory_order_relaxed); }
-
-void set_int8_weight_levels(int levels) {
-  S2S_CHECK(levels == 0 || levels == 63 || levels == 127, "int8 weight levels ", levels,
-            ": expected 63, 127 or 0");
-  g_int8_weight_levels.store(levels, std::memory_order_relaxed);
-}
 
 namespace {
 
@@ -195,7 +176,7 @@ memory::data_type compute_type(Precision p) {
   return memory::data_type::f32;
 }
 
-S2S_TARGET_CLONES float row_abs_max(const float* x, dim_t n) {
+S2S_DISPATCHED(float, row_abs_max, (const float* x, dim_t n), (x, n)) {
   return detail::max_of(x, n, 0.0f, true);
 }
 
@@ -203,8 +184,8 @@ S2S_TARGET_CLONES float row_abs_max(const float* x, dim_t n) {
 // nearest even (as lrintf does) by adding and removing 1.5·2^23, which vectorises. No clamp:
 // inverse = 127 / max|x| up to three roundings, so |x · inverse| < 127.5 and rounds to at most
 // 127.
-S2S_TARGET_CLONES void quantize_row(const float* x, dim_t n, float inverse, std::int32_t offset,
-                                    std::uint8_t* q) {
+S2S_DISPATCHED(void, quantize_row, (const float* x, dim_t n, float inverse, std::int32_t offset,
+                                    std::uint8_t* q), (x, n, inverse, offset, q)) {
 #pragma omp simd
   for (dim_t i = 0; i < n; ++i) {
     const float v = (x[i] * inverse + 12582912.0f) - 12582912.0f;
@@ -213,8 +194,8 @@ S2S_TARGET_CLONES void quantize_row(const float* x, dim_t n, float inverse, std:
 }
 
 // y[c] = (sum[c] · column_scale[c]) · row_scale + bias[c] (bias may be null); sum may be y.
-S2S_TARGET_CLONES void scale_row(const float* sum, dim_t n, const float* column_scale,
-                                 float row_scale, const float* bias, float* y) {
+S2S_DISPATCHED(void, scale_row, (const float* sum, dim_t n, const float* column_scale,
+                                 float row_scale, const float* bias, float* y), (sum, n, column_scale, row_scale, bias, y)) {
   if (bias) {
 #pragma omp simd
     for (dim_t c = 0; c < n; ++c) y[c] = (sum[c] * column_scale[c]) * row_scale + bias[c];
@@ -300,17 +281,21 @@ std::string shape_key(const memory::desc& weights, memory::data_type x_type,
 }  // namespace
 
 PackedMatmul::PackedMatmul(const Tensor& weight, WeightLayout layout, const Tensor* bias,
-                           Precision precision) {
-  build(weight, layout, bias, precision, nullptr);
+                           Packing packing) {
+  build(weight, layout, bias, packing, nullptr);
 }
 
 PackedMatmul::PackedMatmul(Tensor&& weight, WeightLayout layout, const Tensor* bias,
-                           Precision precision) {
-  build(weight, layout, bias, precision, weight.owns_buffer() ? &weight : nullptr);
+                           Packing packing) {
+  build(weight, layout, bias, packing, weight.owns_buffer() ? &weight : nullptr);
 }
 
 void PackedMatmul::build(const Tensor& weight, WeightLayout layout, const Tensor* bias,
-                         Precision precision, Tensor* adoptable) {
+                         Packing packing, Tensor* adoptable) {
+  const Precision precision = packing.precision;
+  S2S_CHECK(packing.int8_weight_levels == 0 || packing.int8_weight_levels == 63 ||
+                packing.int8_weight_levels == 127,
+            "int8 weight levels ", packing.int8_weight_levels, ": expected 63, 127 or 0");
   if (const std::string reason = unsupported_reason(precision); !reason.empty())
     throw UsageError(reason);
   share_cores();  // packing runs parallel regions: the load, too, leaves busy cores alone
@@ -323,7 +308,7 @@ void PackedMatmul::build(const Tensor& weight, WeightLayout layout, const Tensor
   // int8 without VNNI: x goes in as u8 (q + 128) with a zero point of 128, which oneDNN 2.6
   // computes with its u8·s8 integer GEMM; given as s8, the same product took it as long as
   // float32 on an AVX2 CPU (bench/NOTES.md). With VNNI, s8 as measured there.
-  const int levels = int8_weight_levels();  // once: the test override may change between calls
+  const int levels = packing.int8_weight_levels ? packing.int8_weight_levels : int8_weight_levels();
   const bool unsigned_x = int8 && levels < 127;
   const auto x_type = unsigned_x ? memory::data_type::u8 : type;
   const bool primitive_bias = bias != nullptr && !int8;
@@ -345,14 +330,14 @@ void PackedMatmul::build(const Tensor& weight, WeightLayout layout, const Tensor
   impl->x_offset = unsigned_x ? 128 : 0;
   // Fixed rows where oneDNN has brgemm for this product (a 32-row primitive asked for tells).
   std::optional<dnnl::matmul::primitive_desc> pd;
-  if (!g_runtime_rows_only.load(std::memory_order_relaxed)) {
+  if (!packing.runtime_rows) {
     pd = pd_for(32, any_md);
     impl->fixed_rows = std::string(pd->impl_info_str()).rfind("brg", 0) == 0;
   }
   if (!impl->fixed_rows) pd = pd_for(DNNL_RUNTIME_DIM_VAL, any_md);
   const memory::desc packed_md = pd->weights_desc();
   impl->panel_gemv = impl->fixed_rows && precision == Precision::f32 &&
-                     cpu_has(dnnl_cpu_isa_avx512_core) &&
+                     backend::cpu_isa() == backend::CpuIsa::avx512 &&
                      packed_md == memory::desc({k, n}, f32, tag::BA16a64b);
   impl->make_pd = [=, fixed = impl->fixed_rows](dim_t rows) {
     return pd_for(fixed ? rows : DNNL_RUNTIME_DIM_VAL, packed_md);
@@ -422,7 +407,10 @@ void PackedMatmul::operator()(const Tensor& x, Tensor& y, float* row_max) const 
   }
   // Per thread, growing: x padded to the bucket (float32), converted (bf16) or quantized (int8);
   // int8's row scales; a padded piece's product before its rows are copied (or scaled) into a y
-  // without room.
+  // without room. Kept thread_local on purpose (as CTranslate2 keeps its per-thread allocator
+  // caches): staging that lives within this one call, whose contents never outlast it or change
+  // a result, needed by every linear layer wherever it is called from; a workspace passed down
+  // would add a parameter to every Linear call for no state the caller could see.
   thread_local std::vector<float> x_f32;
   thread_local std::vector<std::uint16_t> x_bf16;
   thread_local std::vector<std::uint8_t> x_q;

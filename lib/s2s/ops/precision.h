@@ -32,13 +32,21 @@ std::string unsupported_reason(Precision p);
 // AVX2-only CPU: errors of 7 where the scheme gives 0.003), 2 · 255 · 63 = 32130 cannot. The
 // cost is one bit of weight precision (bench/NOTES.md measures what it does to translations).
 int int8_weight_levels();
-// Tests: quantize the weights of PackedMatmuls created from now on to `levels` (63 or 127)
-// whatever the CPU; 0 returns to the CPU's own. 127 on a CPU without VNNI saturates.
-void set_int8_weight_levels(int levels);
 
-// Tests: bfloat16 and int8 PackedMatmuls created while this is on take their row count at run
-// time (oneDNN's `gemm:jit`, the path of CPUs without brgemm) even where brgemm would serve fixed
-// row counts (packed_matmul_dnnl.cc), so that both paths are tested on one machine.
-void set_runtime_rows_only(bool on);
+// How a PackedMatmul packs its weight: the precision it computes in, and two choices the CPU
+// otherwise makes, given explicitly to run every path on one machine (tests).
+struct Packing {
+  Precision precision = Precision::f32;
+  // int8: the levels weights are quantized to, 63 or 127 (127 on a CPU without VNNI
+  // saturates); 0: this CPU's (int8_weight_levels()).
+  int int8_weight_levels = 0;
+  // bfloat16 and int8: take the row count at run time (oneDNN's `gemm:jit`, the path of CPUs
+  // without brgemm) even where brgemm would serve fixed row counts (packed_matmul_dnnl.cc).
+  bool runtime_rows = false;
+
+  Packing() = default;
+  Packing(Precision p) : precision(p) {}  // NOLINT(google-explicit-constructor): a precision is a packing
+  Packing(Precision p, int levels, bool runtime) : precision(p), int8_weight_levels(levels), runtime_rows(runtime) {}
+};
 
 }  // namespace s2s::ops

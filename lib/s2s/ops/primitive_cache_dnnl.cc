@@ -71,7 +71,9 @@ Primitive cached_primitive(const std::string& op_key, const std::function<Primit
 void execute(const Primitive& p, std::unordered_map<int, dnnl::memory> args, dim_t elements) {
   const std::size_t bytes = p.scratchpad.get_size();
   if (bytes > 0) {
-    // One growing buffer per thread: concurrent calls never share a scratchpad.
+    // One growing buffer per thread: concurrent calls never share a scratchpad. Rightly
+    // thread_local: oneDNN's scratchpad lives within this one execute() (nothing in it outlasts
+    // the call or changes a result), and every oneDNN op of every layer needs one.
     thread_local Tensor buffer;
     if (buffer.nbytes() < bytes) buffer.resize({static_cast<dim_t>(bytes)}, DataType::u8);
     args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(p.scratchpad, backend::engine(), buffer.raw()));

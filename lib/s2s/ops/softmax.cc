@@ -36,22 +36,22 @@ bool prepare_softmax(const Tensor& x, Tensor& y, const Tensor* visible, const ch
   return !y.empty();
 }
 
-S2S_TARGET_CLONES float row_max(const float* x, dim_t n) { return max_of(x, n, x[0], false); }
+S2S_DISPATCHED(float, row_max, (const float* x, dim_t n), (x, n)) { return max_of(x, n, x[0], false); }
 
 namespace {
 
 // y[i] = exp(x[i] - max) for i < n (y may be null: only the sum); returns their sum.
-S2S_TARGET_CLONES double exp_row(const float* x, float max, dim_t n, float* y) {
+S2S_DISPATCHED(double, exp_row, (const float* x, float max, dim_t n, float* y), (x, max, n, y)) {
   return exp_shifted(x, max, n, y);
 }
 
-S2S_TARGET_CLONES void scale_row(float scale, dim_t n, float* y) {
+S2S_DISPATCHED(void, scale_row, (float scale, dim_t n, float* y), (scale, n, y)) {
 #pragma omp simd
   for (dim_t i = 0; i < n; ++i) y[i] *= scale;
 }
 
 // y[i] = (x[i] - max) - log_sum: (x_i - max) first, so that large logits lose no precision.
-S2S_TARGET_CLONES void log_probs_row(const float* x, float max, float log_sum, dim_t n, float* y) {
+S2S_DISPATCHED(void, log_probs_row, (const float* x, float max, float log_sum, dim_t n, float* y), (x, max, log_sum, n, y)) {
 #pragma omp simd
   for (dim_t i = 0; i < n; ++i) y[i] = (x[i] - max) - log_sum;
 }

@@ -17,9 +17,4 @@ void softmax(const Tensor& x, Tensor& y, const Tensor* visible = nullptr);
 // must be exactly max over the row, and saves the pass that would read x for it.
 void log_softmax(const Tensor& x, Tensor& y, const float* row_max = nullptr);
 
-namespace ref {
-void softmax(const Tensor& x, Tensor& y, const Tensor* visible = nullptr);
-void log_softmax(const Tensor& x, Tensor& y);
-}  // namespace ref
-
 }  // namespace s2s::ops

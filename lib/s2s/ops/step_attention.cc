@@ -8,7 +8,6 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -194,7 +193,7 @@ inline __attribute__((always_inline)) void softmax_block(const detail::StepAtten
 // jumped from key to key and waited on memory at each: 3x slower at batch 32), and in the
 // position-major self-attention cache the rows of a block read each slab once, in order.
 // Every (row, head) sums in the same order whatever the block, so blocks never change results.
-// Always inlined into the target_clones entry points below, so that it is compiled for each.
+// Always inlined into the S2S_DISPATCHED entry points below, so that it is compiled for each ISA.
 template <typename T>
 inline __attribute__((always_inline)) void attend_block(
     const detail::StepAttentionDims& d, const float* q, Caches<T> k, Caches<T> v,
@@ -234,36 +233,35 @@ inline __attribute__((always_inline)) void attend_block(
     }
 }
 
-S2S_TARGET_CLONES void attend_rows(const detail::StepAttentionDims& d, const float* q,
+S2S_DISPATCHED(void, attend_rows, (const detail::StepAttentionDims& d, const float* q,
                                    Caches<float> k, Caches<float> v, const std::int32_t* counts,
                                    std::int64_t r0, std::int64_t r1, std::int64_t h0,
-                                   std::int64_t h1, float scale, float* scores, float* out) {
+                                   std::int64_t h1, float scale, float* scores, float* out), (d, q, k, v, counts, r0, r1, h0, h1, scale, scores, out)) {
   attend_block(d, q, k, v, counts, r0, r1, h0, h1, scale, scores, out);
 }
 
-S2S_TARGET_CLONES void attend_rows(const detail::StepAttentionDims& d, const float* q,
+S2S_DISPATCHED(void, attend_rows, (const detail::StepAttentionDims& d, const float* q,
                                    Caches<bfloat16_bits> k, Caches<bfloat16_bits> v,
                                    const std::int32_t* counts, std::int64_t r0, std::int64_t r1,
                                    std::int64_t h0, std::int64_t h1, float scale, float* scores,
-                                   float* out) {
+                                   float* out), (d, q, k, v, counts, r0, r1, h0, h1, scale, scores, out)) {
   attend_block(d, q, k, v, counts, r0, r1, h0, h1, scale, scores, out);
 }
 
 // The softmax between the AVX-512 kernel's two passes (step_attention_avx512.cc).
-S2S_TARGET_CLONES void softmax_rows(const detail::StepAttentionDims& d, const std::int32_t* counts,
+S2S_DISPATCHED(void, softmax_rows, (const detail::StepAttentionDims& d, const std::int32_t* counts,
                                     std::int64_t r0, std::int64_t r1, std::int64_t h0,
-                                    std::int64_t h1, float* scores) {
+                                    std::int64_t h1, float* scores), (d, counts, r0, r1, h0, h1, scores)) {
   softmax_block(d, counts, r0, r1, h0, h1, scores);
 }
-
-std::atomic<bool> g_portable{false};  // set_step_attention_portable
 
 // Every row, the caches holding T. Work items: with fewer than 8 rows one head of one row, so
 // that a single sentence still keeps every core busy; else, over a position-major cache
 // (cache_of_key), an equal block of rows per thread, which then reads each slab once; else one
 // row (the cross-attention K/V of a sentence are head-major: one row streams them best).
 template <typename T>
-void attend_all(const detail::StepAttentionDims& d, const Tensor& queries, const Tensor& keys,
+void attend_all(backend::CpuIsa isa, const detail::StepAttentionDims& d, const Tensor& queries,
+                const Tensor& keys,
                 const Tensor& values, const StepAttentionRows& rows, float scale, Tensor& scores,
                 Tensor& out) {
   const auto ids = [](const Tensor* t) { return t ? t->data<std::int32_t>() : nullptr; };
@@ -287,8 +285,7 @@ void attend_all(const detail::StepAttentionDims& d, const Tensor& queries, const
   const dim_t rows_per_item = !few && key_cache ? (d.rows + threads - 1) / threads : 1;
   const dim_t row_blocks = (d.rows + rows_per_item - 1) / rows_per_item;
   const dim_t items = row_blocks * (d.heads / heads_per_item);
-  const bool avx512 =
-      detail::step_attention_avx512(d.head_dim) && !g_portable.load(std::memory_order_relaxed);
+  const bool avx512 = detail::step_attention_avx512(isa, d.head_dim);
 #pragma omp parallel for schedule(static) if (parallel)
   for (dim_t item = 0; item < items; ++item) {
     const dim_t r0 = item / (d.heads / heads_per_item) * rows_per_item;
@@ -297,26 +294,32 @@ void attend_all(const detail::StepAttentionDims& d, const Tensor& queries, const
     const dim_t h1 = h0 + heads_per_item;
     if (avx512) {
       detail::step_scores_avx512(d, q, k, counts, r0, r1, h0, h1, scale, s);
-      softmax_rows(d, counts, r0, r1, h0, h1, s);
+      softmax_rows(isa, d, counts, r0, r1, h0, h1, s);
       detail::step_values_avx512(d, v, counts, r0, r1, h0, h1, s, o);
     } else {
-      attend_rows(d, q, k, v, counts, r0, r1, h0, h1, scale, s, o);
+      attend_rows(isa, d, q, k, v, counts, r0, r1, h0, h1, scale, s, o);
     }
   }
 }
 
 }  // namespace
 
-void set_step_attention_portable(bool on) { g_portable.store(on, std::memory_order_relaxed); }
-
 void step_attention(const Tensor& queries, const Tensor& keys, const Tensor& values,
                     const StepAttentionRows& rows, float scale, Tensor& scores, Tensor& out) {
+  step_attention(backend::cpu_isa(), queries, keys, values, rows, scale, scores, out);
+}
+
+void step_attention(backend::CpuIsa isa, const Tensor& queries, const Tensor& keys,
+                    const Tensor& values, const StepAttentionRows& rows, float scale,
+                    Tensor& scores, Tensor& out) {
+  S2S_CHECK(isa <= backend::detected_cpu_isa(), "step_attention for ", backend::isa_name(isa),
+            " on a CPU with at most ", backend::isa_name(backend::detected_cpu_isa()));
   const detail::StepAttentionDims d =
       detail::prepare_step_attention(queries, keys, values, rows, scores, out);
   if (keys.dtype() == DataType::bf16)
-    attend_all<bfloat16_bits>(d, queries, keys, values, rows, scale, scores, out);
+    attend_all<bfloat16_bits>(isa, d, queries, keys, values, rows, scale, scores, out);
   else
-    attend_all<float>(d, queries, keys, values, rows, scale, scores, out);
+    attend_all<float>(isa, d, queries, keys, values, rows, scale, scores, out);
   const std::int32_t* counts = rows.visible ? rows.visible->data<std::int32_t>() : nullptr;
   // The products' work, as ops::matmul counts it (q·Kᵀ and p·V: 2·Dh per visible key each).
   dim_t keys_read = 0;

@@ -23,6 +23,7 @@
 // out: f32 [R, D] or [R, 1, D], contiguous: concat_h softmax(scale·q_h·K_hᵀ)·V_h.
 #pragma once
 
+#include "s2s/backend/cpu_isa.h"
 #include "s2s/core/tensor.h"
 
 namespace s2s::ops {
@@ -37,13 +38,10 @@ struct StepAttentionRows {
 void step_attention(const Tensor& queries, const Tensor& keys, const Tensor& values,
                     const StepAttentionRows& rows, float scale, Tensor& scores, Tensor& out);
 
-// Tests: while on, step_attention runs its portable kernel even where the AVX-512 one would
-// (step_attention.cc), so that both are compared on one machine.
-void set_step_attention_portable(bool on);
-
-namespace ref {
-void step_attention(const Tensor& queries, const Tensor& keys, const Tensor& values,
-                    const StepAttentionRows& rows, float scale, Tensor& scores, Tensor& out);
-}  // namespace ref
+// The same with the kernels of `isa` (at most backend::detected_cpu_isa()) rather than those of
+// backend::cpu_isa(): the AVX-512 kernel, or the portable one (compiled for each vector width).
+void step_attention(backend::CpuIsa isa, const Tensor& queries, const Tensor& keys,
+                    const Tensor& values, const StepAttentionRows& rows, float scale,
+                    Tensor& scores, Tensor& out);
 
 }  // namespace s2s::ops

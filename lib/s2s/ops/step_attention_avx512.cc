@@ -170,9 +170,8 @@ NextRow next_row(const std::int32_t* counts, std::int64_t r, std::int64_t r1, st
 
 }  // namespace
 
-bool step_attention_avx512(dim_t head_dim) {
-  static const bool cpu = __builtin_cpu_supports("avx512f");
-  return cpu && (head_dim == 32 || head_dim == 64 || head_dim == 128);
+bool step_attention_avx512(backend::CpuIsa isa, dim_t head_dim) {
+  return isa == backend::CpuIsa::avx512 && (head_dim == 32 || head_dim == 64 || head_dim == 128);
 }
 
 template <typename T>

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "s2s/backend/cpu_isa.h"
 #include "s2s/core/bfloat16.h"
 #include "s2s/ops/detail.h"
 
@@ -33,8 +34,8 @@ inline std::int64_t visible_keys(const std::int32_t* counts, std::int64_t r, std
 }
 
 // The AVX-512 passes take head dimensions 32, 64 and 128 (what Marian, OPUS-MT and Hugging Face
-// models use); true when this CPU runs them.
-bool step_attention_avx512(dim_t head_dim);
+// models use); true when they run under `isa` (backend::cpu_isa() in the library).
+bool step_attention_avx512(backend::CpuIsa isa, dim_t head_dim);
 
 // The two passes over rows [r0, r1), heads [h0, h1), row r seeing its first n_r keys (counts[r],
 // at most d.keys; all of them without counts). Scores: scores[(r·H + h)·L + j] = scale·q_rh·k_rjh.

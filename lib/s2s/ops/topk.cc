@@ -42,7 +42,7 @@ using i32x4 = std::int32_t __attribute__((vector_size(16)));
 // The start of the first block of 16 entries from `i` that holds an x[j] + add > bar, or, when
 // none does, where fewer than 16 entries are left before `end`. The sums round as offer()'s do
 // (one float add each); NaN compares false there as here.
-S2S_TARGET_CLONES dim_t next_block_above(const float* x, dim_t i, dim_t end, float add, float bar) {
+S2S_DISPATCHED(dim_t, next_block_above, (const float* x, dim_t i, dim_t end, float add, float bar), (x, i, end, add, bar)) {
   const f32x8 a = f32x8{} + add, b = f32x8{} + bar;
   for (; i + 16 <= end; i += 16) {
     f32x8 lo, hi;

@@ -43,8 +43,4 @@ class TopKList {
   dim_t size_ = 0;
 };
 
-namespace ref {
-void topk(const Tensor& x, dim_t k, Tensor& values, Tensor& indices);
-}
-
 }  // namespace s2s::ops

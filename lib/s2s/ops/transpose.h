@@ -12,9 +12,4 @@ namespace s2s::ops {
 void split_heads(const Tensor& x, dim_t heads, Tensor& y);
 void merge_heads(const Tensor& x, Tensor& y);
 
-namespace ref {
-void split_heads(const Tensor& x, dim_t heads, Tensor& y);
-void merge_heads(const Tensor& x, Tensor& y);
-}  // namespace ref
-
 }  // namespace s2s::ops

@@ -5,8 +5,8 @@
 // need, for the same reason: GCC leaves it scalar. Private to lib/s2s/ops.
 //
 // 8 lanes at a time with GCC/Clang vector extensions (a ymm register with AVX2 or AVX-512, two
-// xmm on baseline x86-64; callers use target_clones). 16-lane vectors were spilled through the
-// stack by GCC in the AVX2 clones. Sums still run over 16 lanes, as two 8-lane halves, so that
+// xmm on baseline x86-64; callers are compiled per ISA, S2S_DISPATCHED in ops/detail.h). 16-lane
+// vectors were spilled through the stack by GCC in the AVX2 variants. Sums still run over 16 lanes, as two 8-lane halves, so that
 // results are the same bits as with the 16-lane code they replace.
 // exp(x): x = n·ln2 + r with |r| <= ln2/2 (ln2 in two parts, so r is exact to float precision),
 // Cephes' polynomial for e^r, times 2^n built from exponent bits: within 1.4 ulp of std::exp on

@@ -37,11 +37,12 @@ std::vector<PairScore> Scorer::score(const std::vector<std::pair<std::string, st
   rules.normalize = options_.normalize;
   const batch::BatchLimits limits{options_.batch_size, options_.batch_tokens};
   Tensor log_probs, alignment;
-  // Longest batches first, as Translator does: the per-thread buffers of the encoder and decoder
+  // Longest batches first, as Translator does: the workspace's buffers (model/workspace.h)
   // then reach their size at once instead of growing (and being faulted in again) batch after
   // batch. The batches themselves, and so every score, are the same in any order.
   std::vector<std::vector<std::size_t>> batches = batch::make_batches(lengths, limits);
   std::reverse(batches.begin(), batches.end());
+  const model::WorkspacePool::Lease workspace = model_->workspaces().lease();
   for (const std::vector<std::size_t>& members : batches) {
     if (stop != nullptr && stop->load(std::memory_order_relaxed)) return {};
     std::vector<std::vector<std::int32_t>> src, tgt;
@@ -53,8 +54,8 @@ std::vector<PairScore> Scorer::score(const std::vector<std::pair<std::string, st
     const batch::Batch source_batch = batch::make_batch(src, model_->config().source_eos_id);
     const batch::Batch target_batch = batch::make_batch(tgt, model_->config().eos_id);
     const model::EncoderOutput encoded =
-        model_->encoder().forward(source_batch.ids, source_batch.lengths);
-    model_->decoder().target_log_probs(encoded, target_batch.ids, log_probs,
+        model_->encoder().forward(source_batch.ids, source_batch.lengths, *workspace);
+    model_->decoder().target_log_probs(encoded, target_batch.ids, *workspace, log_probs,
                                        options_.alignment.on() ? &alignment : nullptr);
     const dim_t steps = log_probs.dim(1);
     for (std::size_t k = 0; k < members.size(); ++k) {

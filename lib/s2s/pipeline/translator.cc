@@ -854,7 +854,8 @@ class JobRunner {
         request.guard_loops.push_back(units_.guard_loops[u]);
     }
     const batch::Batch batch = batch::make_batch(sources, model_.config().source_eos_id);
-    const model::EncoderOutput encoded = model_.encoder().forward(batch.ids, batch.lengths);
+    const model::EncoderOutput encoded =
+        model_.encoder().forward(batch.ids, batch.lengths, *model_.workspaces().lease());
     return sampling() ? search::sample_search(model_, encoded, request, workspace)
                       : search::beam_search(model_, encoded, request, workspace);
   }

@@ -1,5 +1,6 @@
 // Reference split_heads / merge_heads: four nested loops over both tensors' strides.
 #include "s2s/ops/detail.h"
+#include "support/ops_ref.h"
 #include "s2s/ops/transpose.h"
 
 namespace s2s::ops::ref {

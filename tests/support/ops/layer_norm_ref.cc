@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "s2s/ops/detail.h"
+#include "support/ops_ref.h"
 #include "s2s/ops/layer_norm.h"
 
 namespace s2s::ops::ref {

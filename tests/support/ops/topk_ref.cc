@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "s2s/ops/detail.h"
+#include "support/ops_ref.h"
 #include "s2s/ops/topk.h"
 
 namespace s2s::ops::ref {

@@ -2,6 +2,7 @@
 #include <cstdint>
 
 #include "s2s/ops/detail.h"
+#include "support/ops_ref.h"
 #include "s2s/ops/gather.h"
 
 namespace s2s::ops::ref {

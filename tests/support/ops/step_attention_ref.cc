@@ -6,6 +6,7 @@
 
 #include "s2s/core/bfloat16.h"
 #include "s2s/ops/detail.h"
+#include "support/ops_ref.h"
 #include "s2s/ops/step_attention.h"
 
 namespace s2s::ops::ref {

@@ -1,5 +1,6 @@
 // Reference matmul: plain loops over the strides, accumulating in double (see matmul.h).
 #include "s2s/ops/detail.h"
+#include "support/ops_ref.h"
 #include "s2s/ops/matmul.h"
 
 namespace s2s::ops::ref {

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "s2s/ops/detail.h"
+#include "support/ops_ref.h"
 #include "s2s/ops/elementwise.h"
 
 namespace s2s::ops::ref {

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "s2s/ops/detail.h"
+#include "support/ops_ref.h"
 #include "s2s/ops/softmax.h"
 
 namespace s2s::ops::ref {
