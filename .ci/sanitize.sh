@@ -20,10 +20,12 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # -O1, as the sanitizers' documentation advises: the suite runs several times faster than at -O0.
 # -g1 (line tables): reports keep file and line; full debug info only slows the compile and link.
+# Not -Werror here (the Release build has it): GCC's sanitizer instrumentation adds
+# -Wmaybe-uninitialized reports that the Release build does not have (std::function inside
+# <regex>).
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1" \
-  -DS2S_SANITIZE=address,undefined -DS2S_BUILD_BENCH=OFF -DS2S_WERROR="${S2S_WERROR:-OFF}" \
-  > /dev/null
+  -DS2S_SANITIZE=address,undefined -DS2S_BUILD_BENCH=OFF -DS2S_WERROR=OFF > /dev/null
 cmake --build build-asan -j2
 step "ASan/UBSan build"
 # Left out here, run by the Release suite only:
@@ -62,7 +64,7 @@ step "valgrind translate and score"
 # on the main thread. The threads checked are s2s's own (std::thread).
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DS2S_SANITIZE=thread \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1" \
-  -DS2S_BUILD_BENCH=OFF -DS2S_BUILD_TESTS=OFF -DS2S_WERROR="${S2S_WERROR:-OFF}" > /dev/null
+  -DS2S_BUILD_BENCH=OFF -DS2S_BUILD_TESTS=OFF -DS2S_WERROR=OFF > /dev/null
 cmake --build build-tsan -j2 --target s2s_cli
 step "TSan build"
 export OMP_THREAD_LIMIT=1
