@@ -13,7 +13,7 @@ namespace s2s::app {
 
 class HttpError : public std::runtime_error {
  public:
-  HttpError(int status, const std::string& message) : std::runtime_error(message), status(status) {}
+  HttpError(int code, const std::string& message) : std::runtime_error(message), status(code) {}
   int status;
 };
 

@@ -296,7 +296,9 @@ class TestGlossaryMatching(unittest.TestCase):
         self.assertEqual(cs.match_glossary(e, "in New York , new York"), ["Nueva York", "York-town", "nuevo"])
         self.assertEqual(cs.match_glossary(e, "in New York , new York", ignore_case=True),
                          ["Nueva York", "nuevo", "York-town"])
-        self.assertEqual(cs.match_glossary(e, "NewYork Yorkshire New\u00a0York York."), [])
+        self.assertEqual(cs.match_glossary(e, "NewYork Yorkshire New\u00a0York"), [])
+        # ASCII punctuation ends a word: "York." holds the word "York".
+        self.assertEqual(cs.match_glossary(e, "Yorkshire York."), ["York-town"])
         self.assertEqual(cs.match_glossary(e, "you and you"), ["usted", "usted"])
         enc = {"usted": [5, 6], "Nueva York": [7], "nuevo": [7], "York-town": []}.get
         self.assertEqual(cs.line_constraints(e, "you and you , new New York York", enc),

@@ -348,40 +348,40 @@ void set_value(const OptionSpec<S>& spec, const std::string& text, const std::st
     if (spec.bound == Bound::at_least_one && v < 1) fail("must be at least 1");
     if (spec.bound == Bound::positive && !(v > 0)) fail("must be more than 0");
   };
-  if (auto* field = std::get_if<typename F::Int>(&spec.field)) {
+  if (auto* int_field = std::get_if<typename F::Int>(&spec.field)) {
     dim_t v = 0;
     if (!parse_number(text, v)) fail("is not a whole number");
     check_bound(static_cast<double>(v));
-    (*field)(settings) = v;
-  } else if (auto* field = std::get_if<typename F::Float>(&spec.field)) {
+    (*int_field)(settings) = v;
+  } else if (auto* float_field = std::get_if<typename F::Float>(&spec.field)) {
     float v = 0;
     if (!parse_number(text, v) || !std::isfinite(v)) fail("is not a number");
     check_bound(v);
-    (*field)(settings) = v;
-  } else if (auto* field = std::get_if<typename F::Bool>(&spec.field)) {
-    if (!parse_bool(text, (*field)(settings))) fail("is not true or false");
-  } else if (auto* field = std::get_if<typename F::Format>(&spec.field)) {
+    (*float_field)(settings) = v;
+  } else if (auto* bool_field = std::get_if<typename F::Bool>(&spec.field)) {
+    if (!parse_bool(text, (*bool_field)(settings))) fail("is not true or false");
+  } else if (auto* format_field = std::get_if<typename F::Format>(&spec.field)) {
     const auto format = parse_output_format(text);
     if (!format) fail("is not an output format (" + choices(kOutputFormatNames) + ")");
-    (*field)(settings) = *format;
-  } else if (auto* field = std::get_if<typename F::Lines>(&spec.field)) {
+    (*format_field)(settings) = *format;
+  } else if (auto* lines_field = std::get_if<typename F::Lines>(&spec.field)) {
     const auto mode = parse_long_lines(text);
     if (!mode) fail("is not a way to handle long lines (" + choices(kLongLinesNames) + ")");
-    (*field)(settings) = *mode;
-  } else if (auto* field = std::get_if<typename F::Sampling>(&spec.field)) {
+    (*lines_field)(settings) = *mode;
+  } else if (auto* sampling_field = std::get_if<typename F::Sampling>(&spec.field)) {
     const auto sampling = parse_sampling(text);
     if (!sampling) fail("is not a sampling mode (off, full, topk K with K >= 1, topp P with 0 < P <= 1)");
-    (*field)(settings) = *sampling;
-  } else if (auto* field = std::get_if<typename F::Alignment>(&spec.field)) {
+    (*sampling_field)(settings) = *sampling;
+  } else if (auto* alignment_field = std::get_if<typename F::Alignment>(&spec.field)) {
     const auto alignment = parse_alignment(text);
     if (!alignment) fail("is not an alignment (hard, soft, or a threshold above 0 and at most 1)");
-    (*field)(settings) = *alignment;
-  } else if (auto* field = std::get_if<typename F::Precision>(&spec.field)) {
+    (*alignment_field)(settings) = *alignment;
+  } else if (auto* precision_field = std::get_if<typename F::Precision>(&spec.field)) {
     const auto precision = ops::parse_precision(text);
     if (!precision) fail("is not a precision (" + choices(ops::kPrecisionNames) + ")");
-    (*field)(settings) = *precision;
-  } else if (auto* field = std::get_if<typename F::String>(&spec.field)) {
-    (*field)(settings) = text;
+    (*precision_field)(settings) = *precision;
+  } else if (auto* string_field = std::get_if<typename F::String>(&spec.field)) {
+    (*string_field)(settings) = text;
   }
 }
 
