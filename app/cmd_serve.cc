@@ -8,6 +8,7 @@
 #include <csignal>
 #include <ctime>
 #include <fstream>
+#include <optional>
 #include <regex>
 #include <thread>
 
@@ -42,24 +43,52 @@ void send_json(httplib::Response& res, int status, const json& body) {
   res.set_content(body.dump(), "application/json");
 }
 
-// A JSON body, or form fields (q may repeat: a list).
+// Flask's request.is_json: application/json or application/*+json.
+bool is_json(const httplib::Request& req) {
+  std::string type = req.get_header_value("Content-Type");
+  type = type.substr(0, type.find(';'));
+  while (!type.empty() && type.back() == ' ') type.pop_back();
+  return type == "application/json" ||
+         (type.rfind("application/", 0) == 0 && type.size() > 5 && type.compare(type.size() - 5, 5, "+json") == 0);
+}
+
+// CRLF and CR as LF in a form's q, as LibreTranslate does before counting characters.
+std::string unix_line_ends(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\r') out += text[i];
+    else if (i + 1 >= text.size() || text[i + 1] != '\n') out += '\n';
+  }
+  return out;
+}
+
+void add_field(json& fields, const std::string& name, const std::string& given) {
+  const std::string value = name == "q" ? unix_line_ends(given) : given;
+  if (!fields.contains(name)) {
+    fields[name] = value;
+    return;
+  }
+  if (!fields[name].is_array()) fields[name] = json::array({fields[name]});
+  fields[name].push_back(value);
+}
+
+// A JSON object body (LibreTranslate's get_json_dict), or the fields of a form, url-encoded or
+// multipart (LibreTranslate's own web page sends multipart), and of the query string. A repeated
+// q is a list (LibreTranslate would take the first).
 json request_fields(const httplib::Request& req) {
-  if (req.get_header_value("Content-Type").find("application/json") != std::string::npos) {
+  if (is_json(req)) {
+    json body;
     try {
-      return json::parse(req.body);
-    } catch (const json::exception&) {
-      throw HttpError(400, "Invalid request: the body is not valid JSON");
+      body = json::parse(req.body);
+    } catch (const json::exception& e) {
+      throw HttpError(400, std::string("Failed to decode JSON object: ") + e.what());
     }
+    if (!body.is_object()) throw HttpError(400, "Invalid JSON format");
+    return body;
   }
   json fields = json::object();
-  for (const auto& [name, value] : req.params) {
-    if (fields.contains(name)) {
-      if (!fields[name].is_array()) fields[name] = json::array({fields[name]});
-      fields[name].push_back(value);
-    } else {
-      fields[name] = value;
-    }
-  }
+  for (const auto& [name, value] : req.params) add_field(fields, name, value);
+  for (const auto& [name, part] : req.files) add_field(fields, name, part.content);
   return fields;
 }
 
@@ -74,6 +103,18 @@ std::size_t text_chars(const json& fields, const char* name) {
   return chars;
 }
 
+// --req-limit: LibreTranslate's limiter keys a client by its API key, else by its address, and
+// counts a list of texts as one request per text; over the limit is 429 "Slowdown: ...".
+void check_rate(const ServeState& state, const httplib::Request& req, const json& fields, const char* text) {
+  if (!state.rate_limiter) return;
+  const bool keyed = fields.contains("api_key") && fields["api_key"].is_string() &&
+                     state.api_keys.count(fields["api_key"].get<std::string>());
+  const std::string client = keyed ? "key:" + fields["api_key"].get<std::string>() : req.remote_addr;
+  const std::size_t texts = fields.contains(text) && fields[text].is_array() ? fields[text].size() : 1;
+  if (!state.rate_limiter->admit(client, std::max<std::size_t>(1, texts)))
+    throw HttpError(429, "Slowdown: " + std::to_string(state.rate_limiter->per_minute()) + " per 1 minute");
+}
+
 // A POST endpoint: the fields in, the answer or {"error": ...} out.
 httplib::Server::Handler endpoint(const ServeState& state,
                                   json (*answer)(const ServeState&, const json&), const char* text) {
@@ -81,6 +122,7 @@ httplib::Server::Handler endpoint(const ServeState& state,
     try {
       const json fields = request_fields(req);
       request_chars = text_chars(fields, text);
+      check_rate(state, req, fields, text);
       send_json(res, 200, answer(state, fields));
     } catch (const HttpError& e) {
       if (e.status == 503) res.set_header("Retry-After", "1");
@@ -90,7 +132,7 @@ httplib::Server::Handler endpoint(const ServeState& state,
     } catch (const InputError& e) {
       send_json(res, 400, {{"error", std::string("Invalid request: ") + e.what()}});
     } catch (const std::exception& e) {
-      send_json(res, 500, {{"error", e.what()}});
+      send_json(res, 500, {{"error", std::string("Cannot translate text: ") + e.what()}});
     }
   };
 }
@@ -129,10 +171,15 @@ void set_routes(httplib::Server& server, ServeState& state) {
   server.Get("/openapi.json", [](const httplib::Request&, httplib::Response& res) {
     send_json(res, 200, openapi());
   });
-  for (const char* path : {"/translate_file", "/detect"})
-    server.Post(path, [path](const httplib::Request&, httplib::Response& res) {
-      send_json(res, 400, {{"error", std::string(path) + " is not supported by this server (s2s serve translates text; give source)"}});
+  // LibreTranslate's answers when its server disables files and suggestions.
+  for (const auto& [path, message] : {std::pair{"/translate_file", "Files translation are disabled on this server."},
+                                      {"/suggest", "Suggestions are disabled on this server."}})
+    server.Post(path, [message](const httplib::Request&, httplib::Response& res) {
+      send_json(res, 403, {{"error", message}});
     });
+  server.Post("/detect", [](const httplib::Request&, httplib::Response& res) {
+    send_json(res, 400, {{"error", "/detect is not supported by this server (s2s serve translates text; give source)"}});
+  });
   server.Get("/frontend/settings", [&state](const httplib::Request&, httplib::Response& res) {
     send_json(res, 200, {{"apiKeys", !state.api_keys.empty()}, {"keyRequired", !state.api_keys.empty()},
                          {"charLimit", state.config->max_chars}, {"filesTranslation", false},
@@ -184,6 +231,8 @@ void serve(const ServeConfig& config) {
   state.api_keys = read_api_keys(config.api_keys_file);
   std::vector<ServedModel> models = load_models(config);
   state.models = &models;
+  std::optional<RateLimiter> rate_limiter;
+  if (config.req_limit > 0) state.rate_limiter = &rate_limiter.emplace(config.req_limit);
   httplib::Server server;
   std::atomic<bool>& stop = stop_gracefully();  // from here a signal stops the server
   {
@@ -235,6 +284,8 @@ void set_serve_command(CLI::App& app) {
   cmd->add_option("--max-queue", config->queue.max_queued, "Most texts waiting; more answers 503 [default: 1024]")->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--max-body", config->max_body, "Largest request body in bytes; more answers 413 [default: 1048576]")->check(CLI::Range(1, 1 << 30));
   cmd->add_option("--max-chars", config->max_chars, "Most characters of text per request; more answers 400 [default: 20000]")->check(CLI::Range(1, 1 << 30));
+  cmd->add_option("--alternatives-limit", config->alternatives_limit, "Most alternatives a /translate request may ask [default: 16]")->check(CLI::Range(0, 64));
+  cmd->add_option("--req-limit", config->req_limit, "Requests per client (API key, else address) per minute; more answers 429 (0: no limit) [default: 0]")->check(CLI::NonNegativeNumber);
   cmd->add_option("--request-timeout", config->request_timeout, "Seconds to read a request and to translate it [default: 60]")->check(CLI::Range(1, 3600));
   cmd->callback([config, threads, batch_wait_ms]() {
     config->engine_settings = {{"threads", std::to_string(*threads)}};

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "serve.h"
+#include "serve_rate.h"
 
 namespace s2s::app {
 
@@ -22,6 +23,7 @@ struct ServeState {
   std::vector<ServedModel>* models = nullptr;
   BatchQueue* queue = nullptr;
   std::set<std::string> api_keys;
+  RateLimiter* rate_limiter = nullptr;  // null: no --req-limit
 };
 
 // POST /translate (LibreTranslate): the parsed fields (JSON or form) into the answer.
