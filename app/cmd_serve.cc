@@ -8,6 +8,8 @@
 #include <csignal>
 #include <ctime>
 #include <fstream>
+#include <map>
+#include <set>
 #include <optional>
 #include <regex>
 #include <thread>
@@ -21,13 +23,43 @@
 
 namespace s2s::app {
 
+namespace {
+
+// The pair a folder's own files name: Hugging Face's tokenizer_config.json (MarianTokenizer's
+// source_lang / target_lang), or an OPUS-MT README ("* source language(s): en", or the model
+// card's "* source languages: en"; one code each). Empty when none names a single pair.
+std::pair<std::string, std::string> pair_in_metadata(const std::string& folder) {
+  std::ifstream config(folder + "/tokenizer_config.json");
+  if (config) {
+    const nlohmann::json tokenizer = nlohmann::json::parse(config, nullptr, false);
+    if (tokenizer.is_object() && tokenizer.value("source_lang", nlohmann::json()).is_string() &&
+        tokenizer.value("target_lang", nlohmann::json()).is_string())
+      return {tokenizer["source_lang"], tokenizer["target_lang"]};
+  }
+  static const std::regex line(R"(^\*\s*(source|target) languages?(?:\(s\))?:\s*([A-Za-z_]{2,8})\s*$)");
+  std::ifstream readme(folder + "/README.md");
+  std::map<std::string, std::set<std::string>> codes;
+  std::smatch match;
+  for (std::string text; std::getline(readme, text);)
+    if (std::regex_match(text, match, line)) codes[match[1]].insert(match[2]);
+  if (codes["source"].size() == 1 && codes["target"].size() == 1)
+    return {*codes["source"].begin(), *codes["target"].begin()};
+  return {};
+}
+
+}  // namespace
+
 ServedModel parse_model_spec(const std::string& spec) {
   static const std::regex pair_given(R"(^([A-Za-z_]{2,8})-([A-Za-z_]{2,8})=(.+)$)");
   static const std::regex pair_in_name(R"((?:^|[-_/])([a-z]{2,3})-([a-z]{2,3})/*$)");
   std::smatch match;
   if (std::regex_match(spec, match, pair_given)) return {match[1], match[2], match[3], nullptr};
+  const auto [source, target] = pair_in_metadata(spec);
+  if (!source.empty()) return {source, target, spec, nullptr};
   if (std::regex_search(spec, match, pair_in_name)) return {match[1], match[2], spec, nullptr};
-  throw UsageError("-m " + spec + ": no language pair in the folder's name; give it as -m SRC-TGT=" + spec);
+  throw UsageError("-m " + spec + ": no language pair in the folder's metadata (tokenizer_config.json "
+                   "source_lang/target_lang, README.md source/target language lines) or name; give "
+                   "it as -m SRC-TGT=" + spec + " (an NLLB-200/M2M-100 folder: one -m per pair)");
 }
 
 namespace {
@@ -209,6 +241,18 @@ std::set<std::string> read_api_keys(const std::string& path) {
   return keys;
 }
 
+// A multilingual folder (NLLB-200, M2M-100) refuses to load without its languages: it gets the
+// pair's (one engine per -m pair).
+std::unique_ptr<Engine> load_engine(const ServedModel& model, Settings settings) {
+  try {
+    return std::make_unique<Engine>(model.folder, settings);
+  } catch (const UsageError& e) {
+    if (std::string(e.what()).find("give --source-lang") == std::string::npos) throw;
+  }
+  settings.insert(settings.end(), {{"source-lang", model.source}, {"target-lang", model.target}});
+  return std::make_unique<Engine>(model.folder, settings);
+}
+
 std::vector<ServedModel> load_models(const ServeConfig& config) {
   std::vector<ServedModel> models;
   for (const std::string& spec : config.models) {
@@ -216,7 +260,7 @@ std::vector<ServedModel> load_models(const ServeConfig& config) {
     for (const ServedModel& other : models)
       if (other.source == model.source && other.target == model.target)
         throw UsageError("-m " + spec + ": " + model.source + "-" + model.target + " is served twice");
-    model.engine = std::make_unique<Engine>(model.folder, config.engine_settings);
+    model.engine = load_engine(model, config.engine_settings);
     models.push_back(std::move(model));
   }
   return models;

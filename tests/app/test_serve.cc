@@ -226,8 +226,27 @@ TEST_CASE("serve: SIGTERM under load answers every accepted request completely a
   CHECK(server.process().err().find("serve: stopped") != std::string::npos);
 }
 
+TEST_CASE("serve: the language pair from the folder's metadata, NLLB-200 given a pair", "[serve]") {
+  // tokenizer_config.json: source_lang en, target_lang de.
+  const std::string hf_marian = std::string(S2S_TEST_DATA) + "/models/hf-marian-tied";
+  // An OPUS-MT README's lines.
+  const auto opus = s2s::test::temp_dir("serve-opus") / "model";
+  std::filesystem::copy(fixture_model, opus);
+  std::ofstream(opus / "README.md") << "# opus-2020-01-01.zip\n\n* dataset: opus\n* source language(s): en\n* target language(s): fr\n";
+  const std::string nllb = std::string(S2S_TEST_DATA) + "/models/hf-nllb-tied";
+  ServerProcess server({"-m", hf_marian, "-m", opus.string(), "-m", "en-es=" + nllb});
+  CHECK(json_of(server.client().Get("/languages"))[1] ==
+        json{{"code", "en"}, {"name", "English"}, {"targets", {"de", "fr", "es"}}});
+  const auto nllb_cli = cli_lines("translate -m '" + nllb + "' --source-lang en --target-lang es", "Hello world.\n");
+  auto answer = server.post("/translate", {{"q", "Hello world."}, {"source", "en"}, {"target", "es"}});
+  REQUIRE(answer);
+  CHECK(answer->status == 200);
+  CHECK(json_of(answer)["translatedText"] == (nllb_cli.empty() ? "" : nllb_cli[0]));
+}
+
 TEST_CASE("serve: a model folder without a language pair is a usage error", "[serve]") {
   const auto run = s2s::test::run_s2s("serve -m '" + fixture_model + "' --port 0");
   CHECK(run.exit_code == 2);
+  CHECK(run.err.find("no language pair in the folder's metadata") != std::string::npos);
   CHECK(run.err.find("give it as -m SRC-TGT=") != std::string::npos);
 }
