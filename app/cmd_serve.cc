@@ -1,12 +1,17 @@
 // s2s serve: flags, the HTTP server (cpp-httplib) and its life: load the models, listen, stop on
 // SIGINT/SIGTERM (interrupt.h's watcher sets the flag; a thread here stops the listener), let
 // the requests in flight finish, exit 0. The endpoints are serve_api.cc's.
+#include <arpa/inet.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cerrno>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -69,6 +74,45 @@ using nlohmann::json;
 // Per HTTP thread: the request's start and characters, for the access log.
 thread_local std::chrono::steady_clock::time_point request_start;
 thread_local std::size_t request_chars = 0;
+
+// The socket of this thread's request. cpp-httplib 0.11.4 gives a handler neither the socket
+// nor a "connection closed" test (is_connection_closed came in 0.12), but a handler runs on the
+// thread that owns the connection, and the connection is the one socket of the process with the
+// request's two addresses.
+thread_local int request_socket = -1;
+
+std::string address_text(const sockaddr_storage& address, int& port) {
+  char text[INET6_ADDRSTRLEN] = "";
+  if (address.ss_family == AF_INET) {
+    const auto& in = reinterpret_cast<const sockaddr_in&>(address);
+    inet_ntop(AF_INET, &in.sin_addr, text, sizeof text);
+    port = ntohs(in.sin_port);
+  } else if (address.ss_family == AF_INET6) {
+    const auto& in6 = reinterpret_cast<const sockaddr_in6&>(address);
+    inet_ntop(AF_INET6, &in6.sin6_addr, text, sizeof text);
+    port = ntohs(in6.sin6_port);
+  }
+  return text;
+}
+
+int find_request_socket(const httplib::Request& req) {
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd", error)) {
+    int fd = -1;
+    try { fd = std::stoi(entry.path().filename().string()); } catch (...) { continue; }
+    sockaddr_storage local{}, peer{};
+    socklen_t local_size = sizeof local, peer_size = sizeof peer;
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_size) != 0 ||
+        getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peer_size) != 0)
+      continue;
+    int local_port = -1, peer_port = -1;
+    address_text(local, local_port);
+    if (local_port == req.local_port && address_text(peer, peer_port) == req.remote_addr &&
+        peer_port == req.remote_port)
+      return fd;
+  }
+  return -1;
+}
 
 void send_json(httplib::Response& res, int status, const json& body) {
   res.status = status;
@@ -183,9 +227,10 @@ void log_request(const httplib::Request& req, const httplib::Response& res) {
 }
 
 void set_routes(httplib::Server& server, ServeState& state) {
-  server.set_pre_routing_handler([](const httplib::Request&, httplib::Response&) {
+  server.set_pre_routing_handler([](const httplib::Request& req, httplib::Response&) {
     request_start = std::chrono::steady_clock::now();
     request_chars = 0;
+    request_socket = find_request_socket(req);
     return httplib::Server::HandlerResponse::Unhandled;
   });
   server.Post("/translate", endpoint(state, libretranslate, "q"));
@@ -197,7 +242,7 @@ void set_routes(httplib::Server& server, ServeState& state) {
   server.Get("/health", [&state](const httplib::Request&, httplib::Response& res) {
     const auto [batches, texts] = state.queue->batches_and_texts();
     send_json(res, 200, {{"status", "ok"}, {"queued", state.queue->queued()},
-                         {"batches", batches}, {"texts", texts}});
+                         {"batches", batches}, {"texts", texts}, {"cancelled", state.queue->cancelled()}});
   });
   add_web_routes(server, state);  // GET / (the page) and GET /v1/models
   server.Get("/openapi.json", [](const httplib::Request&, httplib::Response& res) {
@@ -266,7 +311,24 @@ std::vector<ServedModel> load_models(const ServeConfig& config) {
   return models;
 }
 
+// httplib 0.11.4 listens with a backlog of 5 (CPPHTTPLIB_LISTEN_BACKLOG, compiled into Debian's
+// library): more clients connecting at once are dropped and retried or reset. listen() again on
+// the bound socket raises it.
+class ListeningServer : public httplib::Server {
+ public:
+  void widen_backlog() { ::listen(svr_sock_, SOMAXCONN); }
+};
+
 }  // namespace
+
+// The peer has closed (end of file) or reset the connection. A client that only half-closes
+// after its request counts as gone too, as Go's net/http treats it.
+bool client_disconnected() {
+  if (request_socket < 0) return false;
+  char byte;
+  const ssize_t got = recv(request_socket, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  return got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
 
 void serve(const ServeConfig& config) {
   std::signal(SIGPIPE, SIG_IGN);  // a client gone: EPIPE on its socket, not the process killed
@@ -277,7 +339,7 @@ void serve(const ServeConfig& config) {
   state.models = &models;
   std::optional<RateLimiter> rate_limiter;
   if (config.req_limit > 0) state.rate_limiter = &rate_limiter.emplace(config.req_limit);
-  httplib::Server server;
+  ListeningServer server;
   std::atomic<bool>& stop = stop_gracefully();  // from here a signal stops the server
   {
     BatchQueue queue(config.queue, config.workers);  // outlives the HTTP threads
@@ -285,6 +347,7 @@ void serve(const ServeConfig& config) {
     const int threads = config.connections;
     server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
     server.set_payload_max_length(config.max_body);
+    server.set_keep_alive_max_count(1000);  // httplib closes a connection after 5 requests otherwise
     server.set_read_timeout(config.request_timeout, 0);
     server.set_write_timeout(config.request_timeout, 0);
     set_routes(server, state);
@@ -292,6 +355,7 @@ void serve(const ServeConfig& config) {
                                       : (server.bind_to_port(config.host, config.port) ? config.port : -1);
     if (port < 0)
       throw UsageError("cannot listen on " + config.host + ":" + std::to_string(config.port));
+    server.widen_backlog();
     if (!config.port_file.empty()) std::ofstream(config.port_file) << port << '\n';
     log::notice("serving on http://" + config.host + ":" + std::to_string(port));
     std::thread stopper([&] {

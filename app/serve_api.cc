@@ -93,8 +93,15 @@ std::vector<TranslationResult> translate_queued(const ServeState& state, const E
                              std::to_string(state.config->queue.max_queued));
   if (!state.queue->submit(ticket)) throw HttpError(503, "Server busy: translation queue is full");
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(state.config->request_timeout);
-  if (!state.queue->wait(*ticket, deadline))
-    throw HttpError(500, "Translation took longer than " + std::to_string(state.config->request_timeout) + " s");
+  // Looks at the connection every 50 ms while waiting: a client gone cancels its texts.
+  while (!state.queue->wait(*ticket, std::min(deadline, std::chrono::steady_clock::now() + std::chrono::milliseconds(50)))) {
+    if (client_disconnected()) {
+      state.queue->cancel(*ticket);
+      throw HttpError(499, "Client closed the connection");
+    }
+    if (std::chrono::steady_clock::now() >= deadline)
+      throw HttpError(500, "Translation took longer than " + std::to_string(state.config->request_timeout) + " s");
+  }
   if (ticket->error) std::rethrow_exception(ticket->error);
   return std::move(ticket->results);
 }

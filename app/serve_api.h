@@ -26,6 +26,10 @@ struct ServeState {
   RateLimiter* rate_limiter = nullptr;  // null: no --req-limit
 };
 
+// Whether the client of the request this HTTP thread handles has closed its connection
+// (cmd_serve.cc).
+bool client_disconnected();
+
 // POST /translate (LibreTranslate): the parsed fields (JSON or form) into the answer.
 nlohmann::json libretranslate(const ServeState& state, const nlohmann::json& fields);
 // GET /languages

@@ -2,6 +2,11 @@
 // against the CLI's output, several models, limits, overload, API keys, SIGTERM under load.
 #include <catch2/catch.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <csignal>
 #include <fstream>
@@ -183,6 +188,35 @@ TEST_CASE("serve: concurrent requests share batches, and a full queue answers 50
   const json health = json_of(server.client().Get("/health"));
   CHECK(health["texts"] == 4);
   CHECK(health["batches"] == 1);  // four requests, one engine call
+}
+
+TEST_CASE("serve: a client that disconnects cancels its texts", "[serve]") {
+  // The text waits 5 s for its batch; its client goes after 300 ms.
+  ServerProcess server({"-m", shipped_model(), "--batch-wait-ms", "5000"});
+  const std::string body = R"({"q":"Hello world.","source":"en","target":"de"})";
+  const std::string request = "POST /translate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                              "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(server.port()));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+  REQUIRE(send(fd, request.data(), request.size(), 0) == static_cast<ssize_t>(request.size()));
+  for (int i = 0; i < 100 && json_of(server.client().Get("/health"))["queued"] != 1; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  close(fd);
+  const auto closed = std::chrono::steady_clock::now();
+  json health;
+  do {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    health = json_of(server.client().Get("/health"));
+  } while (health["cancelled"] != 1 && std::chrono::steady_clock::now() - closed < std::chrono::seconds(3));
+  CHECK(health["cancelled"] == 1);
+  CHECK(health["queued"] == 0);
+  CHECK(health["texts"] == 0);  // never translated
+  CHECK(server.post("/translate", json::parse(body))->status == 200);
 }
 
 TEST_CASE("serve: --api-keys: no key is 400, a key not listed 403, as LibreTranslate answers", "[serve]") {
