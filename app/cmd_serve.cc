@@ -1,13 +1,21 @@
 // s2s serve: flags, the HTTP server (cpp-httplib) and its life: load the models, listen, stop on
 // SIGINT/SIGTERM (interrupt.h's watcher sets the flag; a thread here stops the listener), let
 // the requests in flight finish, exit 0. The endpoints are serve_api.cc's.
+#include <arpa/inet.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cerrno>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
+#include <optional>
 #include <regex>
 #include <thread>
 
@@ -20,13 +28,43 @@
 
 namespace s2s::app {
 
+namespace {
+
+// The pair a folder's own files name: Hugging Face's tokenizer_config.json (MarianTokenizer's
+// source_lang / target_lang), or an OPUS-MT README ("* source language(s): en", or the model
+// card's "* source languages: en"; one code each). Empty when none names a single pair.
+std::pair<std::string, std::string> pair_in_metadata(const std::string& folder) {
+  std::ifstream config(folder + "/tokenizer_config.json");
+  if (config) {
+    const nlohmann::json tokenizer = nlohmann::json::parse(config, nullptr, false);
+    if (tokenizer.is_object() && tokenizer.value("source_lang", nlohmann::json()).is_string() &&
+        tokenizer.value("target_lang", nlohmann::json()).is_string())
+      return {tokenizer["source_lang"], tokenizer["target_lang"]};
+  }
+  static const std::regex line(R"(^\*\s*(source|target) languages?(?:\(s\))?:\s*([A-Za-z_]{2,8})\s*$)");
+  std::ifstream readme(folder + "/README.md");
+  std::map<std::string, std::set<std::string>> codes;
+  std::smatch match;
+  for (std::string text; std::getline(readme, text);)
+    if (std::regex_match(text, match, line)) codes[match[1]].insert(match[2]);
+  if (codes["source"].size() == 1 && codes["target"].size() == 1)
+    return {*codes["source"].begin(), *codes["target"].begin()};
+  return {};
+}
+
+}  // namespace
+
 ServedModel parse_model_spec(const std::string& spec) {
   static const std::regex pair_given(R"(^([A-Za-z_]{2,8})-([A-Za-z_]{2,8})=(.+)$)");
   static const std::regex pair_in_name(R"((?:^|[-_/])([a-z]{2,3})-([a-z]{2,3})/*$)");
   std::smatch match;
   if (std::regex_match(spec, match, pair_given)) return {match[1], match[2], match[3], nullptr};
+  const auto [source, target] = pair_in_metadata(spec);
+  if (!source.empty()) return {source, target, spec, nullptr};
   if (std::regex_search(spec, match, pair_in_name)) return {match[1], match[2], spec, nullptr};
-  throw UsageError("-m " + spec + ": no language pair in the folder's name; give it as -m SRC-TGT=" + spec);
+  throw UsageError("-m " + spec + ": no language pair in the folder's metadata (tokenizer_config.json "
+                   "source_lang/target_lang, README.md source/target language lines) or name; give "
+                   "it as -m SRC-TGT=" + spec + " (an NLLB-200/M2M-100 folder: one -m per pair)");
 }
 
 namespace {
@@ -37,29 +75,96 @@ using nlohmann::json;
 thread_local std::chrono::steady_clock::time_point request_start;
 thread_local std::size_t request_chars = 0;
 
+// The socket of this thread's request. cpp-httplib 0.11.4 gives a handler neither the socket
+// nor a "connection closed" test (is_connection_closed came in 0.12), but a handler runs on the
+// thread that owns the connection, and the connection is the one socket of the process with the
+// request's two addresses.
+thread_local int request_socket = -1;
+
+std::string address_text(const sockaddr_storage& address, int& port) {
+  char text[INET6_ADDRSTRLEN] = "";
+  if (address.ss_family == AF_INET) {
+    const auto& in = reinterpret_cast<const sockaddr_in&>(address);
+    inet_ntop(AF_INET, &in.sin_addr, text, sizeof text);
+    port = ntohs(in.sin_port);
+  } else if (address.ss_family == AF_INET6) {
+    const auto& in6 = reinterpret_cast<const sockaddr_in6&>(address);
+    inet_ntop(AF_INET6, &in6.sin6_addr, text, sizeof text);
+    port = ntohs(in6.sin6_port);
+  }
+  return text;
+}
+
+int find_request_socket(const httplib::Request& req) {
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd", error)) {
+    int fd = -1;
+    try { fd = std::stoi(entry.path().filename().string()); } catch (...) { continue; }
+    sockaddr_storage local{}, peer{};
+    socklen_t local_size = sizeof local, peer_size = sizeof peer;
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_size) != 0 ||
+        getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peer_size) != 0)
+      continue;
+    int local_port = -1, peer_port = -1;
+    address_text(local, local_port);
+    if (local_port == req.local_port && address_text(peer, peer_port) == req.remote_addr &&
+        peer_port == req.remote_port)
+      return fd;
+  }
+  return -1;
+}
+
 void send_json(httplib::Response& res, int status, const json& body) {
   res.status = status;
   res.set_content(body.dump(), "application/json");
 }
 
-// A JSON body, or form fields (q may repeat: a list).
+// Flask's request.is_json: application/json or application/*+json.
+bool is_json(const httplib::Request& req) {
+  std::string type = req.get_header_value("Content-Type");
+  type = type.substr(0, type.find(';'));
+  while (!type.empty() && type.back() == ' ') type.pop_back();
+  return type == "application/json" ||
+         (type.rfind("application/", 0) == 0 && type.size() > 5 && type.compare(type.size() - 5, 5, "+json") == 0);
+}
+
+// CRLF and CR as LF in a form's q, as LibreTranslate does before counting characters.
+std::string unix_line_ends(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\r') out += text[i];
+    else if (i + 1 >= text.size() || text[i + 1] != '\n') out += '\n';
+  }
+  return out;
+}
+
+void add_field(json& fields, const std::string& name, const std::string& given) {
+  const std::string value = name == "q" ? unix_line_ends(given) : given;
+  if (!fields.contains(name)) {
+    fields[name] = value;
+    return;
+  }
+  if (!fields[name].is_array()) fields[name] = json::array({fields[name]});
+  fields[name].push_back(value);
+}
+
+// A JSON object body (LibreTranslate's get_json_dict), or the fields of a form, url-encoded or
+// multipart (LibreTranslate's own web page sends multipart), and of the query string. A repeated
+// q is a list (LibreTranslate would take the first).
 json request_fields(const httplib::Request& req) {
-  if (req.get_header_value("Content-Type").find("application/json") != std::string::npos) {
+  if (is_json(req)) {
+    json body;
     try {
-      return json::parse(req.body);
-    } catch (const json::exception&) {
-      throw HttpError(400, "Invalid request: the body is not valid JSON");
+      body = json::parse(req.body);
+    } catch (const json::exception& e) {
+      throw HttpError(400, std::string("Failed to decode JSON object: ") + e.what());
     }
+    if (!body.is_object()) throw HttpError(400, "Invalid JSON format");
+    return body;
   }
   json fields = json::object();
-  for (const auto& [name, value] : req.params) {
-    if (fields.contains(name)) {
-      if (!fields[name].is_array()) fields[name] = json::array({fields[name]});
-      fields[name].push_back(value);
-    } else {
-      fields[name] = value;
-    }
-  }
+  for (const auto& [name, value] : req.params) add_field(fields, name, value);
+  for (const auto& [name, part] : req.files) add_field(fields, name, part.content);
   return fields;
 }
 
@@ -74,6 +179,18 @@ std::size_t text_chars(const json& fields, const char* name) {
   return chars;
 }
 
+// --req-limit: LibreTranslate's limiter keys a client by its API key, else by its address, and
+// counts a list of texts as one request per text; over the limit is 429 "Slowdown: ...".
+void check_rate(const ServeState& state, const httplib::Request& req, const json& fields, const char* text) {
+  if (!state.rate_limiter) return;
+  const bool keyed = fields.contains("api_key") && fields["api_key"].is_string() &&
+                     state.api_keys.count(fields["api_key"].get<std::string>());
+  const std::string client = keyed ? "key:" + fields["api_key"].get<std::string>() : req.remote_addr;
+  const std::size_t texts = fields.contains(text) && fields[text].is_array() ? fields[text].size() : 1;
+  if (!state.rate_limiter->admit(client, std::max<std::size_t>(1, texts)))
+    throw HttpError(429, "Slowdown: " + std::to_string(state.rate_limiter->per_minute()) + " per 1 minute");
+}
+
 // A POST endpoint: the fields in, the answer or {"error": ...} out.
 httplib::Server::Handler endpoint(const ServeState& state,
                                   json (*answer)(const ServeState&, const json&), const char* text) {
@@ -81,6 +198,7 @@ httplib::Server::Handler endpoint(const ServeState& state,
     try {
       const json fields = request_fields(req);
       request_chars = text_chars(fields, text);
+      check_rate(state, req, fields, text);
       send_json(res, 200, answer(state, fields));
     } catch (const HttpError& e) {
       if (e.status == 503) res.set_header("Retry-After", "1");
@@ -90,7 +208,7 @@ httplib::Server::Handler endpoint(const ServeState& state,
     } catch (const InputError& e) {
       send_json(res, 400, {{"error", std::string("Invalid request: ") + e.what()}});
     } catch (const std::exception& e) {
-      send_json(res, 500, {{"error", e.what()}});
+      send_json(res, 500, {{"error", std::string("Cannot translate text: ") + e.what()}});
     }
   };
 }
@@ -109,9 +227,10 @@ void log_request(const httplib::Request& req, const httplib::Response& res) {
 }
 
 void set_routes(httplib::Server& server, ServeState& state) {
-  server.set_pre_routing_handler([](const httplib::Request&, httplib::Response&) {
+  server.set_pre_routing_handler([](const httplib::Request& req, httplib::Response&) {
     request_start = std::chrono::steady_clock::now();
     request_chars = 0;
+    request_socket = find_request_socket(req);
     return httplib::Server::HandlerResponse::Unhandled;
   });
   server.Post("/translate", endpoint(state, libretranslate, "q"));
@@ -123,16 +242,21 @@ void set_routes(httplib::Server& server, ServeState& state) {
   server.Get("/health", [&state](const httplib::Request&, httplib::Response& res) {
     const auto [batches, texts] = state.queue->batches_and_texts();
     send_json(res, 200, {{"status", "ok"}, {"queued", state.queue->queued()},
-                         {"batches", batches}, {"texts", texts}});
+                         {"batches", batches}, {"texts", texts}, {"cancelled", state.queue->cancelled()}});
   });
   add_web_routes(server, state);  // GET / (the page) and GET /v1/models
   server.Get("/openapi.json", [](const httplib::Request&, httplib::Response& res) {
     send_json(res, 200, openapi());
   });
-  for (const char* path : {"/translate_file", "/detect"})
-    server.Post(path, [path](const httplib::Request&, httplib::Response& res) {
-      send_json(res, 400, {{"error", std::string(path) + " is not supported by this server (s2s serve translates text; give source)"}});
+  // LibreTranslate's answers when its server disables files and suggestions.
+  for (const auto& [path, message] : {std::pair{"/translate_file", "Files translation are disabled on this server."},
+                                      {"/suggest", "Suggestions are disabled on this server."}})
+    server.Post(path, [message](const httplib::Request&, httplib::Response& res) {
+      send_json(res, 403, {{"error", message}});
     });
+  server.Post("/detect", [](const httplib::Request&, httplib::Response& res) {
+    send_json(res, 400, {{"error", "/detect is not supported by this server (s2s serve translates text; give source)"}});
+  });
   server.Get("/frontend/settings", [&state](const httplib::Request&, httplib::Response& res) {
     send_json(res, 200, {{"apiKeys", !state.api_keys.empty()}, {"keyRequired", !state.api_keys.empty()},
                          {"charLimit", state.config->max_chars}, {"filesTranslation", false},
@@ -162,6 +286,18 @@ std::set<std::string> read_api_keys(const std::string& path) {
   return keys;
 }
 
+// A multilingual folder (NLLB-200, M2M-100) refuses to load without its languages: it gets the
+// pair's (one engine per -m pair).
+std::unique_ptr<Engine> load_engine(const ServedModel& model, Settings settings) {
+  try {
+    return std::make_unique<Engine>(model.folder, settings);
+  } catch (const UsageError& e) {
+    if (std::string(e.what()).find("give --source-lang") == std::string::npos) throw;
+  }
+  settings.insert(settings.end(), {{"source-lang", model.source}, {"target-lang", model.target}});
+  return std::make_unique<Engine>(model.folder, settings);
+}
+
 std::vector<ServedModel> load_models(const ServeConfig& config) {
   std::vector<ServedModel> models;
   for (const std::string& spec : config.models) {
@@ -169,13 +305,30 @@ std::vector<ServedModel> load_models(const ServeConfig& config) {
     for (const ServedModel& other : models)
       if (other.source == model.source && other.target == model.target)
         throw UsageError("-m " + spec + ": " + model.source + "-" + model.target + " is served twice");
-    model.engine = std::make_unique<Engine>(model.folder, config.engine_settings);
+    model.engine = load_engine(model, config.engine_settings);
     models.push_back(std::move(model));
   }
   return models;
 }
 
+// httplib 0.11.4 listens with a backlog of 5 (CPPHTTPLIB_LISTEN_BACKLOG, compiled into Debian's
+// library): more clients connecting at once are dropped and retried or reset. listen() again on
+// the bound socket raises it.
+class ListeningServer : public httplib::Server {
+ public:
+  void widen_backlog() { ::listen(svr_sock_, SOMAXCONN); }
+};
+
 }  // namespace
+
+// The peer has closed (end of file) or reset the connection. A client that only half-closes
+// after its request counts as gone too, as Go's net/http treats it.
+bool client_disconnected() {
+  if (request_socket < 0) return false;
+  char byte;
+  const ssize_t got = recv(request_socket, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  return got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
 
 void serve(const ServeConfig& config) {
   std::signal(SIGPIPE, SIG_IGN);  // a client gone: EPIPE on its socket, not the process killed
@@ -184,7 +337,9 @@ void serve(const ServeConfig& config) {
   state.api_keys = read_api_keys(config.api_keys_file);
   std::vector<ServedModel> models = load_models(config);
   state.models = &models;
-  httplib::Server server;
+  std::optional<RateLimiter> rate_limiter;
+  if (config.req_limit > 0) state.rate_limiter = &rate_limiter.emplace(config.req_limit);
+  ListeningServer server;
   std::atomic<bool>& stop = stop_gracefully();  // from here a signal stops the server
   {
     BatchQueue queue(config.queue, config.workers);  // outlives the HTTP threads
@@ -192,6 +347,7 @@ void serve(const ServeConfig& config) {
     const int threads = config.connections;
     server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
     server.set_payload_max_length(config.max_body);
+    server.set_keep_alive_max_count(1000);  // httplib closes a connection after 5 requests otherwise
     server.set_read_timeout(config.request_timeout, 0);
     server.set_write_timeout(config.request_timeout, 0);
     set_routes(server, state);
@@ -199,6 +355,7 @@ void serve(const ServeConfig& config) {
                                       : (server.bind_to_port(config.host, config.port) ? config.port : -1);
     if (port < 0)
       throw UsageError("cannot listen on " + config.host + ":" + std::to_string(config.port));
+    server.widen_backlog();
     if (!config.port_file.empty()) std::ofstream(config.port_file) << port << '\n';
     log::notice("serving on http://" + config.host + ":" + std::to_string(port));
     std::thread stopper([&] {
@@ -235,6 +392,8 @@ void set_serve_command(CLI::App& app) {
   cmd->add_option("--max-queue", config->queue.max_queued, "Most texts waiting; more answers 503 [default: 1024]")->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--max-body", config->max_body, "Largest request body in bytes; more answers 413 [default: 1048576]")->check(CLI::Range(1, 1 << 30));
   cmd->add_option("--max-chars", config->max_chars, "Most characters of text per request; more answers 400 [default: 20000]")->check(CLI::Range(1, 1 << 30));
+  cmd->add_option("--alternatives-limit", config->alternatives_limit, "Most alternatives a /translate request may ask [default: 16]")->check(CLI::Range(0, 64));
+  cmd->add_option("--req-limit", config->req_limit, "Requests per client (API key, else address) per minute; more answers 429 (0: no limit) [default: 0]")->check(CLI::NonNegativeNumber);
   cmd->add_option("--request-timeout", config->request_timeout, "Seconds to read a request and to translate it [default: 60]")->check(CLI::Range(1, 3600));
   cmd->callback([config, threads, batch_wait_ms]() {
     config->engine_settings = {{"threads", std::to_string(*threads)}};

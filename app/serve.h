@@ -25,6 +25,8 @@ struct ServeConfig {
   int connections = 64;         // HTTP threads (open connections served at once)
   std::size_t max_body = 1 << 20;  // bytes
   std::size_t max_chars = 20000;   // characters of text per request
+  int alternatives_limit = 16;     // most alternatives a LibreTranslate request may ask
+  std::size_t req_limit = 0;       // requests per client per minute; 0: no limit
   int request_timeout = 60;        // seconds: reading a request, and waiting for its translation
   std::string api_keys_file;       // one key per line; empty: no key needed
   std::string port_file;           // written with the port once listening (for port 0)

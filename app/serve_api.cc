@@ -1,5 +1,6 @@
 #include "serve_api.h"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -11,11 +12,27 @@ namespace {
 
 using nlohmann::json;
 
+std::string ascii_lower(std::string text) {
+  for (char& c : text)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return text;
+}
+
 std::size_t code_points(const std::string& text) {
   std::size_t n = 0;
   for (unsigned char c : text) n += (c & 0xC0) != 0x80;
   return n;
 }
+
+// A language is supported when a served model translates from or into it (LibreTranslate's
+// installed languages); a pair of supported languages without a model is "not available".
+bool language_served(const ServeState& state, const std::string& code) {
+  for (const ServedModel& model : *state.models)
+    if (model.source == code || model.target == code) return true;
+  return false;
+}
+
+std::string language_label(const std::string& code);
 
 const ServedModel& model_for(const ServeState& state, const std::string& source,
                              const std::string& target) {
@@ -24,9 +41,10 @@ const ServedModel& model_for(const ServeState& state, const std::string& source,
                          "by this server; give the source language");
   for (const ServedModel& model : *state.models)
     if (model.source == source && model.target == target) return model;
-  for (const ServedModel& model : *state.models)
-    if (model.source == source) throw HttpError(400, target + " is not supported");
-  throw HttpError(400, source + " is not supported");
+  if (!language_served(state, source)) throw HttpError(400, source + " is not supported");
+  if (!language_served(state, target)) throw HttpError(400, target + " is not supported");
+  throw HttpError(400, language_label(target) + " is not available as a target language from " +
+                           language_label(source));
 }
 
 std::string required_string(const json& fields, const char* name) {
@@ -75,20 +93,37 @@ std::vector<TranslationResult> translate_queued(const ServeState& state, const E
                              std::to_string(state.config->queue.max_queued));
   if (!state.queue->submit(ticket)) throw HttpError(503, "Server busy: translation queue is full");
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(state.config->request_timeout);
-  if (!state.queue->wait(*ticket, deadline))
-    throw HttpError(500, "Translation took longer than " + std::to_string(state.config->request_timeout) + " s");
+  // Looks at the connection every 50 ms while waiting: a client gone cancels its texts.
+  while (!state.queue->wait(*ticket, std::min(deadline, std::chrono::steady_clock::now() + std::chrono::milliseconds(50)))) {
+    if (client_disconnected()) {
+      state.queue->cancel(*ticket);
+      throw HttpError(499, "Client closed the connection");
+    }
+    if (std::chrono::steady_clock::now() >= deadline)
+      throw HttpError(500, "Translation took longer than " + std::to_string(state.config->request_timeout) + " s");
+  }
   if (ticket->error) std::rethrow_exception(ticket->error);
   return std::move(ticket->results);
 }
 
-int alternatives_asked(const json& fields) {
-  if (!fields.contains("alternatives")) return 0;
+// LibreTranslate's reading: a number (or a string of one), negative as 0, at most the limit.
+int alternatives_asked(const ServeState& state, const json& fields) {
+  if (!fields.contains("alternatives") || fields["alternatives"].is_null()) return 0;
   const json& value = fields["alternatives"];
-  int n = -1;
-  if (value.is_number_integer()) n = value.get<int>();
-  if (value.is_string()) try { n = std::stoi(value.get<std::string>()); } catch (...) {}
-  if (n < 0 || n > 16) throw HttpError(400, "Invalid request: alternatives must be an integer from 0 to 16");
-  return n;
+  long n = 0;
+  if (value.is_number()) {
+    n = static_cast<long>(value.get<double>());
+  } else {
+    const std::string text = value.is_string() ? value.get<std::string>() : "";
+    std::size_t used = 0;
+    try { n = std::stol(text, &used); } catch (...) { used = 0; }
+    if (used == 0 || text.find_first_not_of(" \t", used) != std::string::npos)
+      throw HttpError(400, "Invalid request: alternatives parameter is not a number");
+  }
+  const int limit = state.config->alternatives_limit;
+  if (n > limit)
+    throw HttpError(400, "Invalid request: alternatives parameter must be <= " + std::to_string(limit));
+  return static_cast<int>(std::max(0L, n));
 }
 
 const char* language_name(const std::string& code) {
@@ -101,6 +136,12 @@ const char* language_name(const std::string& code) {
       {"zh", "Chinese"}};
   const auto found = names.find(code);
   return found == names.end() ? nullptr : found->second;
+}
+
+// "German (de)", or the code alone for a language without a name here.
+std::string language_label(const std::string& code) {
+  const char* name = language_name(code);
+  return name ? std::string(name) + " (" + code + ")" : code;
 }
 
 template <class T>
@@ -174,22 +215,57 @@ json notes_json(const LineNotes& notes) {
           {"markup_problem", notes.markup_problem}};
 }
 
+// LibreTranslate's alternatives: the other hypotheses, without repeats of the translation or of
+// each other (app.py filter_unique).
+json other_texts(const TranslationResult& result) {
+  json rest = json::array();
+  for (std::size_t i = 1; i < result.hypotheses.size(); ++i) {
+    const std::string& text = result.hypotheses[i].text;
+    if (text != result.hypotheses.front().text && std::find(rest.begin(), rest.end(), text) == rest.end())
+      rest.push_back(text);
+  }
+  return rest;
+}
+
+// Before any other check, as LibreTranslate's access_check: a key not listed is 403, no key at
+// all is LibreTranslate's answer when its server requires one.
+void check_api_key(const ServeState& state, const json& fields) {
+  if (state.api_keys.empty()) return;
+  const bool given = fields.contains("api_key") && fields["api_key"].is_string() &&
+                     !fields["api_key"].get<std::string>().empty();
+  if (!given) throw HttpError(400, "Please contact the server operator to get an API key");
+  if (!state.api_keys.count(fields["api_key"].get<std::string>())) throw HttpError(403, "Invalid API key");
+}
+
+bool is_empty(const json& value) {
+  return value.is_null() || (value.is_string() && value.get<std::string>().empty()) ||
+         (value.is_array() && value.empty()) || (value.is_boolean() && !value.get<bool>());
+}
+
+// source or target: missing when absent or empty (app.py: `if not source_lang`), lower case as
+// app.py's iso2model.
+std::string language_field(const json& fields, const char* name) {
+  if (!fields.contains(name) || is_empty(fields[name]))
+    throw HttpError(400, std::string("Invalid request: missing ") + name + " parameter");
+  if (!fields[name].is_string()) throw HttpError(400, std::string("Invalid request: ") + name + " must be a string");
+  return ascii_lower(fields[name].get<std::string>());
+}
+
 }  // namespace
 
+// The checks in LibreTranslate's order (app.py translate()), with its messages.
 json libretranslate(const ServeState& state, const json& fields) {
-  if (!state.api_keys.empty()) {
-    const bool given = fields.contains("api_key") && fields["api_key"].is_string();
-    if (!given || !state.api_keys.count(fields["api_key"].get<std::string>()))
-      throw HttpError(403, "Invalid API key");
-  }
-  if (!fields.contains("q") || fields["q"].is_null()) throw HttpError(400, "Invalid request: missing q parameter");
-  const std::string source = required_string(fields, "source");
-  const std::string target = required_string(fields, "target");
+  check_api_key(state, fields);
+  if (!fields.contains("q") || is_empty(fields["q"])) throw HttpError(400, "Invalid request: missing q parameter");
+  const std::string source = language_field(fields, "source");
+  const std::string target = language_field(fields, "target");
+  const int alternatives = alternatives_asked(state, fields);
+  std::vector<std::string> lines = text_lines(state, fields["q"], "q");
+  if (source != "auto" && !language_served(state, source)) throw HttpError(400, source + " is not supported");
+  if (!language_served(state, target)) throw HttpError(400, target + " is not supported");
   std::string format = "text";
-  if (fields.contains("format")) format = required_string(fields, "format");
-  if (format != "text" && format != "html")
-    throw HttpError(400, "Invalid request: format must be text or html");
-  const int alternatives = alternatives_asked(fields);
+  if (fields.contains("format") && !is_empty(fields["format"])) format = required_string(fields, "format");
+  if (format != "text" && format != "html") throw HttpError(400, format + " format is not supported");
   const ServedModel& model = model_for(state, source, target);
   const bool batch = fields["q"].is_array();
   TranslationOptions options;
@@ -198,14 +274,12 @@ json libretranslate(const ServeState& state, const json& fields) {
     options.num_hypotheses = alternatives + 1;
     options.beam_size = alternatives + 1;
   }
-  const auto results = translate_queued(state, *model.engine, text_lines(state, fields["q"], "q"), options,
+  const auto results = translate_queued(state, *model.engine, std::move(lines), options,
                                         "lt:" + format + ":" + std::to_string(alternatives));
   json texts = json::array(), others = json::array();
   for (const TranslationResult& result : results) {
     texts.push_back(result.hypotheses.empty() ? "" : result.hypotheses.front().text);
-    json rest = json::array();
-    for (std::size_t i = 1; i < result.hypotheses.size(); ++i) rest.push_back(result.hypotheses[i].text);
-    others.push_back(rest);
+    others.push_back(other_texts(result));
   }
   json answer = {{"translatedText", batch ? texts : texts[0]}};
   if (alternatives > 0) answer["alternatives"] = batch ? others : others[0];
@@ -213,8 +287,12 @@ json libretranslate(const ServeState& state, const json& fields) {
 }
 
 json languages(const ServeState& state) {
+  // Every language a model translates from or into (LibreTranslate lists its installed ones).
   std::map<std::string, std::vector<std::string>> targets;
-  for (const ServedModel& model : *state.models) targets[model.source].push_back(model.target);
+  for (const ServedModel& model : *state.models) {
+    targets[model.source].push_back(model.target);
+    targets[model.target];
+  }
   json out = json::array();
   for (const auto& [code, to] : targets) {
     const char* name = language_name(code);

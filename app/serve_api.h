@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "serve.h"
+#include "serve_rate.h"
 
 namespace s2s::app {
 
@@ -22,7 +23,12 @@ struct ServeState {
   std::vector<ServedModel>* models = nullptr;
   BatchQueue* queue = nullptr;
   std::set<std::string> api_keys;
+  RateLimiter* rate_limiter = nullptr;  // null: no --req-limit
 };
+
+// Whether the client of the request this HTTP thread handles has closed its connection
+// (cmd_serve.cc).
+bool client_disconnected();
 
 // POST /translate (LibreTranslate): the parsed fields (JSON or form) into the answer.
 nlohmann::json libretranslate(const ServeState& state, const nlohmann::json& fields);

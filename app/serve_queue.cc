@@ -40,6 +40,28 @@ std::size_t BatchQueue::queued() const {
   return items_.size();
 }
 
+std::size_t BatchQueue::cancel(Ticket& ticket) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ticket.cancelled = true;
+  const auto before = items_.size();
+  items_.erase(std::remove_if(items_.begin(), items_.end(),
+                              [&](const Item& item) { return item.ticket.get() == &ticket; }),
+               items_.end());
+  const std::size_t dropped = before - items_.size();
+  ticket.pending -= dropped;
+  cancelled_ += dropped;
+  for (const Running& running : running_)
+    if (std::all_of(running.batch->begin(), running.batch->end(),
+                    [](const Item& item) { return item.ticket->cancelled; }))
+      running.stop->store(true);
+  return dropped;
+}
+
+std::size_t BatchQueue::cancelled() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return cancelled_;
+}
+
 std::pair<std::size_t, std::size_t> BatchQueue::batches_and_texts() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return {batches_, texts_};
@@ -88,9 +110,14 @@ void BatchQueue::work() {
       if (closing_ && items_.empty()) return;
       continue;
     }
+    std::atomic<bool> stop{false};
+    running_.push_back({&batch, &stop});
     lock.unlock();
-    run_batch(batch);
+    run_batch(batch, stop);
     lock.lock();
+    running_.erase(std::find_if(running_.begin(), running_.end(),
+                                [&](const Running& r) { return r.batch == &batch; }));
+    if (stop) cancelled_ += batch.size();
     for (const Item& item : batch) --item.ticket->pending;
     ++batches_;
     texts_ += batch.size();
@@ -100,7 +127,7 @@ void BatchQueue::work() {
 
 // One engine call for lines of several requests (a line's translation does not depend on the
 // other lines of its batch); an error goes to every request that had a line in it.
-void BatchQueue::run_batch(std::vector<Item>& batch) {
+void BatchQueue::run_batch(std::vector<Item>& batch, const std::atomic<bool>& stop) {
   std::vector<std::string> lines;
   std::vector<std::string> prefixes;
   bool any_prefix = false;
@@ -112,6 +139,7 @@ void BatchQueue::run_batch(std::vector<Item>& batch) {
   }
   TranslationOptions options = batch.front().ticket->options;
   options.target_prefix = any_prefix ? prefixes : std::vector<std::string>{};
+  options.cancel = &stop;
   try {
     std::vector<TranslationResult> results = batch.front().ticket->engine->translate_batch(lines, options);
     for (std::size_t i = 0; i < batch.size(); ++i)

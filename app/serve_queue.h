@@ -5,6 +5,7 @@
 // huge one for more than one batch per worker.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -30,6 +31,7 @@ struct Ticket {
   std::vector<TranslationResult> results;  // one per line once done
   std::exception_ptr error;                // the first batch error of its lines
   std::size_t pending = 0;                 // lines not translated yet
+  bool cancelled = false;                  // its client has gone (guarded by the queue's mutex)
 };
 
 struct QueueLimits {
@@ -48,6 +50,10 @@ class BatchQueue {
   // Until every line of `ticket` is done, or `deadline`; false on time-out.
   bool wait(const Ticket& ticket, std::chrono::steady_clock::time_point deadline);
   std::size_t queued() const;
+  // The client of `ticket` has gone: its queued lines are dropped, and a batch being translated
+  // is stopped when every line in it is a cancelled request's. Returns the lines dropped.
+  std::size_t cancel(Ticket& ticket);
+  std::size_t cancelled() const;
   // Engine calls made and the texts they held (texts / batches: how well requests are merged).
   std::pair<std::size_t, std::size_t> batches_and_texts() const;
 
@@ -59,7 +65,11 @@ class BatchQueue {
   };
   void work();
   std::vector<Item> take_batch(std::unique_lock<std::mutex>& lock);
-  void run_batch(std::vector<Item>& batch);
+  void run_batch(std::vector<Item>& batch, const std::atomic<bool>& stop);
+  struct Running {
+    const std::vector<Item>* batch;
+    std::atomic<bool>* stop;
+  };
 
   QueueLimits limits_;
   mutable std::mutex mutex_;
@@ -69,6 +79,8 @@ class BatchQueue {
   bool closing_ = false;
   std::size_t batches_ = 0;
   std::size_t texts_ = 0;
+  std::size_t cancelled_ = 0;      // lines dropped or stopped because their client had gone
+  std::vector<Running> running_;  // the batches being translated
   std::vector<std::thread> workers_;
 };
 

@@ -2,6 +2,11 @@
 // against the CLI's output, several models, limits, overload, API keys, SIGTERM under load.
 #include <catch2/catch.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <csignal>
 #include <fstream>
@@ -56,34 +61,72 @@ TEST_CASE("serve: LibreTranslate's /translate with a string, a list, form fields
   CHECK(text.find("</b>") != std::string::npos);
 
   auto languages = server.client().Get("/languages");
-  CHECK(json_of(languages) == json::parse(R"([{"code":"en","name":"English","targets":["de"]}])"));
+  CHECK(json_of(languages) == json::parse(R"([{"code":"de","name":"German","targets":[]},{"code":"en","name":"English","targets":["de"]}])"));
   CHECK(json_of(server.client().Get("/health"))["status"] == "ok");
   CHECK(json_of(server.client().Get("/openapi.json")).contains("paths"));
 }
 
-TEST_CASE("serve: bad fields answer LibreTranslate's {\"error\"} with 400 and the server keeps serving", "[serve]") {
-  ServerProcess server({"-m", shipped_model(), "--max-body", "2000", "--max-chars", "100"});
-  const auto status_and_error = [&](const httplib::Result& r) {
+// Each message is LibreTranslate's own (libretranslate/app.py), for the same case.
+TEST_CASE("serve: bad fields answer LibreTranslate's errors with 400 and the server keeps serving", "[serve]") {
+  ServerProcess server({"-m", shipped_model(), "--max-body", "2000", "--max-chars", "100", "--alternatives-limit", "3"});
+  const auto answer = [&](const httplib::Result& r) {
     REQUIRE(r);
     return std::make_pair(r->status, json_of(r)["error"].get<std::string>());
   };
-  CHECK(status_and_error(server.post("/translate", {{"source", "en"}, {"target", "de"}})) ==
-        std::make_pair(400, std::string("Invalid request: missing q parameter")));
-  CHECK(status_and_error(server.post("/translate", {{"q", "x"}, {"target", "de"}})).second ==
-        "Invalid request: missing source parameter");
-  CHECK(status_and_error(server.post("/translate", {{"q", "x"}, {"source", "en"}, {"target", "fr"}})) ==
-        std::make_pair(400, std::string("fr is not supported")));
-  CHECK(status_and_error(server.post("/translate", {{"q", "x"}, {"source", "auto"}, {"target", "de"}})).first == 400);
-  CHECK(status_and_error(server.post("/translate", {{"q", {1, 2}}, {"source", "en"}, {"target", "de"}})).first == 400);
-  CHECK(status_and_error(server.post("/translate", {{"q", "x"}, {"source", "en"}, {"target", "de"}, {"format", "pdf"}})).first == 400);
-  CHECK(status_and_error(server.post("/translate", {{"q", "x"}, {"source", "en"}, {"target", "de"}, {"alternatives", "many"}})).first == 400);
-  CHECK(status_and_error(server.client().Post("/translate", "{\"q\": ", "application/json")).first == 400);
-  CHECK(status_and_error(server.post("/translate", {{"q", std::string(150, 'a')}, {"source", "en"}, {"target", "de"}})) ==
-        std::make_pair(400, std::string("Invalid request: request (150) exceeds text limit (100)")));
-  CHECK(status_and_error(server.post("/translate", {{"q", std::string(5000, 'a')}, {"source", "en"}, {"target", "de"}})).first == 413);
-  CHECK(status_and_error(server.client().Post("/translate_file", "", "text/plain")).first == 400);
-  auto fine = server.post("/translate", {{"q", "Hello world."}, {"source", "en"}, {"target", "de"}});
-  CHECK(fine->status == 200);
+  const auto bad = [](const std::string& message) { return std::make_pair(400, message); };
+  const json ok = {{"q", "x"}, {"source", "en"}, {"target", "de"}};
+  const auto with = [&](const char* name, const json& value) { json r = ok; r[name] = value; return r; };
+  const auto without = [&](const char* name) { json r = ok; r.erase(name); return r; };
+  CHECK(answer(server.post("/translate", without("q"))) == bad("Invalid request: missing q parameter"));
+  CHECK(answer(server.post("/translate", with("q", ""))) == bad("Invalid request: missing q parameter"));
+  CHECK(answer(server.post("/translate", with("q", json::array()))) == bad("Invalid request: missing q parameter"));
+  CHECK(answer(server.post("/translate", without("source"))) == bad("Invalid request: missing source parameter"));
+  CHECK(answer(server.post("/translate", with("target", ""))) == bad("Invalid request: missing target parameter"));
+  CHECK(answer(server.post("/translate", with("target", "fr"))) == bad("fr is not supported"));
+  CHECK(answer(server.post("/translate", with("source", "xx"))) == bad("xx is not supported"));
+  CHECK(answer(server.post("/translate", {{"q", "x"}, {"source", "de"}, {"target", "en"}})) ==
+        bad("English (en) is not available as a target language from German (de)"));
+  CHECK(answer(server.post("/translate", with("format", "pdf"))) == bad("pdf format is not supported"));
+  CHECK(answer(server.post("/translate", with("alternatives", "many"))) ==
+        bad("Invalid request: alternatives parameter is not a number"));
+  CHECK(answer(server.post("/translate", with("alternatives", 4))) ==
+        bad("Invalid request: alternatives parameter must be <= 3"));
+  CHECK(answer(server.post("/translate", with("q", std::string(150, 'a')))) ==
+        bad("Invalid request: request (150) exceeds text limit (100)"));
+  CHECK(answer(server.client().Post("/translate", "[1]", "application/json")) == bad("Invalid JSON format"));
+  CHECK(answer(server.client().Post("/translate", "{\"q\": ", "application/json")).second.rfind("Failed to decode JSON object: ", 0) == 0);
+  CHECK(answer(server.post("/translate", with("source", "auto"))).first == 400);
+  CHECK(answer(server.post("/translate", with("q", {1, 2}))).first == 400);
+  CHECK(answer(server.post("/translate", with("q", std::string(5000, 'a')))).first == 413);
+  CHECK(answer(server.client().Post("/translate_file", "", "text/plain")) ==
+        std::make_pair(403, std::string("Files translation are disabled on this server.")));
+  CHECK(answer(server.client().Post("/suggest", "", "text/plain")) ==
+        std::make_pair(403, std::string("Suggestions are disabled on this server.")));
+  // Upper case codes, a negative alternatives (0), a form's CRLF counted as one character.
+  auto upper = server.post("/translate", {{"q", "Hello world."}, {"source", "EN"}, {"target", "De"}, {"alternatives", -2}});
+  REQUIRE(upper);
+  CHECK(upper->status == 200);
+  httplib::Params crlf = {{"q", std::string(50, 'a') + "\r\n" + std::string(49, 'a')}, {"source", "en"}, {"target", "de"}};
+  auto crlf_answer = server.client().Post("/translate", crlf);
+  REQUIRE(crlf_answer);
+  CHECK(crlf_answer->status == 200);
+  httplib::MultipartFormDataItems multipart = {{"q", "Hello world.", "", ""}, {"source", "en", "", ""}, {"target", "de", "", ""}};
+  auto from_page = server.client().Post("/translate", multipart);
+  REQUIRE(from_page);
+  CHECK(from_page->status == 200);
+  CHECK(json_of(from_page)["translatedText"].is_string());
+}
+
+TEST_CASE("serve: --req-limit answers 429 Slowdown per client and minute, a list costing a request per text", "[serve]") {
+  ServerProcess server({"-m", shipped_model(), "--req-limit", "3"});
+  const json one = {{"q", "Hello"}, {"source", "en"}, {"target", "de"}};
+  CHECK(server.post("/translate", {{"q", {"Hello", "Good"}}, {"source", "en"}, {"target", "de"}})->status == 200);
+  CHECK(server.post("/translate", one)->status == 200);
+  auto refused = server.post("/translate", one);
+  REQUIRE(refused);
+  CHECK(refused->status == 429);
+  CHECK(json_of(refused)["error"] == "Slowdown: 3 per 1 minute");
+  CHECK(server.client().Get("/languages")->status == 200);  // exempt, as in LibreTranslate
 }
 
 TEST_CASE("serve: /v1/translate and /v1/score give the CLI's texts and scores", "[serve]") {
@@ -119,7 +162,7 @@ TEST_CASE("serve: /v1/translate and /v1/score give the CLI's texts and scores", 
 
 TEST_CASE("serve: several models chosen by language pair", "[serve]") {
   ServerProcess server({"-m", shipped_model(), "-m", "en-xx=" + fixture_model});
-  CHECK(json_of(server.client().Get("/languages"))[0]["targets"] == json{"de", "xx"});
+  CHECK(json_of(server.client().Get("/languages"))[1] == json{{"code", "en"}, {"name", "English"}, {"targets", {"de", "xx"}}});
   const auto fixture = cli_lines("translate -m '" + fixture_model + "'", "Hello world.\n");
   const auto shipped = cli_lines("translate -m '" + shipped_model() + "'", "Hello world.\n");
   CHECK(json_of(server.post("/translate", {{"q", "Hello world."}, {"source", "en"}, {"target", "xx"}}))["translatedText"] == fixture[0]);
@@ -147,16 +190,47 @@ TEST_CASE("serve: concurrent requests share batches, and a full queue answers 50
   CHECK(health["batches"] == 1);  // four requests, one engine call
 }
 
-TEST_CASE("serve: --api-keys refuses /translate without a listed key (403)", "[serve]") {
+TEST_CASE("serve: a client that disconnects cancels its texts", "[serve]") {
+  // The text waits 5 s for its batch; its client goes after 300 ms.
+  ServerProcess server({"-m", shipped_model(), "--batch-wait-ms", "5000"});
+  const std::string body = R"({"q":"Hello world.","source":"en","target":"de"})";
+  const std::string request = "POST /translate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                              "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(server.port()));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+  REQUIRE(send(fd, request.data(), request.size(), 0) == static_cast<ssize_t>(request.size()));
+  for (int i = 0; i < 100 && json_of(server.client().Get("/health"))["queued"] != 1; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  close(fd);
+  const auto closed = std::chrono::steady_clock::now();
+  json health;
+  do {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    health = json_of(server.client().Get("/health"));
+  } while (health["cancelled"] != 1 && std::chrono::steady_clock::now() - closed < std::chrono::seconds(3));
+  CHECK(health["cancelled"] == 1);
+  CHECK(health["queued"] == 0);
+  CHECK(health["texts"] == 0);  // never translated
+  CHECK(server.post("/translate", json::parse(body))->status == 200);
+}
+
+TEST_CASE("serve: --api-keys: no key is 400, a key not listed 403, as LibreTranslate answers", "[serve]") {
   const auto keys = s2s::test::temp_dir("serve-keys") / "keys";
   std::ofstream(keys) << "# keys\nsecret\n";
   ServerProcess server({"-m", shipped_model(), "--api-keys", keys.string()});
   json request = {{"q", "Hello"}, {"source", "en"}, {"target", "de"}};
   auto none = server.post("/translate", request);
-  CHECK(none->status == 403);
-  CHECK(json_of(none)["error"] == "Invalid API key");
+  CHECK(none->status == 400);
+  CHECK(json_of(none)["error"] == "Please contact the server operator to get an API key");
   request["api_key"] = "wrong";
-  CHECK(server.post("/translate", request)->status == 403);
+  auto wrong = server.post("/translate", request);
+  CHECK(wrong->status == 403);
+  CHECK(json_of(wrong)["error"] == "Invalid API key");
   request["api_key"] = "secret";
   CHECK(server.post("/translate", request)->status == 200);
 }
@@ -186,8 +260,27 @@ TEST_CASE("serve: SIGTERM under load answers every accepted request completely a
   CHECK(server.process().err().find("serve: stopped") != std::string::npos);
 }
 
+TEST_CASE("serve: the language pair from the folder's metadata, NLLB-200 given a pair", "[serve]") {
+  // tokenizer_config.json: source_lang en, target_lang de.
+  const std::string hf_marian = std::string(S2S_TEST_DATA) + "/models/hf-marian-tied";
+  // An OPUS-MT README's lines.
+  const auto opus = s2s::test::temp_dir("serve-opus") / "model";
+  std::filesystem::copy(fixture_model, opus);
+  std::ofstream(opus / "README.md") << "# opus-2020-01-01.zip\n\n* dataset: opus\n* source language(s): en\n* target language(s): fr\n";
+  const std::string nllb = std::string(S2S_TEST_DATA) + "/models/hf-nllb-tied";
+  ServerProcess server({"-m", hf_marian, "-m", opus.string(), "-m", "en-es=" + nllb});
+  CHECK(json_of(server.client().Get("/languages"))[1] ==
+        json{{"code", "en"}, {"name", "English"}, {"targets", {"de", "fr", "es"}}});
+  const auto nllb_cli = cli_lines("translate -m '" + nllb + "' --source-lang en --target-lang es", "Hello world.\n");
+  auto answer = server.post("/translate", {{"q", "Hello world."}, {"source", "en"}, {"target", "es"}});
+  REQUIRE(answer);
+  CHECK(answer->status == 200);
+  CHECK(json_of(answer)["translatedText"] == (nllb_cli.empty() ? "" : nllb_cli[0]));
+}
+
 TEST_CASE("serve: a model folder without a language pair is a usage error", "[serve]") {
   const auto run = s2s::test::run_s2s("serve -m '" + fixture_model + "' --port 0");
   CHECK(run.exit_code == 2);
+  CHECK(run.err.find("no language pair in the folder's metadata") != std::string::npos);
   CHECK(run.err.find("give it as -m SRC-TGT=") != std::string::npos);
 }
