@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The library's layering (DESIGN.md §2), checked: a folder under lib/s2s/ may include only the
+# The library's layering (docs/architecture.md, "Layers"), checked: a folder under lib/s2s/ may include only the
 # folders listed for it (and itself); an include that goes up a layer fails CI with the file and
 # line. The public API (lib/s2s/*.cc) sits on top and may include anything.
 #   core <- backend <- ops <- layers <- model <- search <- pipeline <- corpus

@@ -1,4 +1,4 @@
-// Batched beam search with marian-decoder's rules (model-formats.md §1.6):
+// Batched beam search with marian-decoder's rules (docs/models.md, "Marian's beam search"):
 //  - step 0 expands only the start state of each sentence;
 //  - every step, each sentence keeps the top B_cur of (its live hypotheses × vocabulary) by
 //    accumulated log-probability, <unk> suppressed unless allowed; ties go to the lower

@@ -4,7 +4,7 @@
 // and gives the same strings, 20-30x faster (30k entries: ~4 ms vs ~80-120 ms), and its errors
 // name the file and line.
 //
-// Accepted, one entry per mapping item (model-formats.md §2):
+// Accepted, one entry per mapping item (docs/models.md, "Vocabularies"):
 //   plain keys         </s>: 0            split on the last ": " of the line (a plain key cannot
 //                                         contain ": " in YAML, but hand-written files did)
 //   double-quoted      "\"": 2            escapes \" \\ \/ \  \t \n \r \0 \a \b \e \f \v \N \_ \L \P
