@@ -65,7 +65,8 @@ for folder in */; do
   done < <(grep -rn --include='*.h' --include='*.cc' -E '^#include "s2s/[a-z_]+/' "$folder" || true)
 done
 
-# Namespaces follow folders (STYLE.md): a file under lib/s2s/F/ declares namespace s2s::F.
+# Namespaces follow folders (docs/contributing.md, "Style"): a file under lib/s2s/F/ declares
+# namespace s2s::F.
 # core/ is the root namespace s2s (Tensor, Error, Shape: the vocabulary every layer speaks).
 for file in */*.h */*.cc; do
   folder=${file%%/*}

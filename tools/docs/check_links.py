@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """tools/docs/check_links.py [ROOT]: every relative link in README.md and docs/*.md points at an
 existing file (and, with a #fragment into a Markdown file, at one of its headings), and every
-file under docs/ that a comment or text in the source tree names exists. Prints each broken one as
+file under docs/ that a comment or text in the source tree names exists, with the section it
+names (`docs/models.md, "Vocabularies"` or `docs/models.md ("Vocabularies")`) among its headings. Prints each broken one as
 FILE:LINE: what is wrong, exits 1 if there is any. Run by CTest (docs_links)."""
 
 import pathlib
@@ -10,6 +11,9 @@ import sys
 
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 DOC_MENTION = re.compile(r"\bdocs/[A-Za-z0-9_-]+\.md\b")
+# A docs/ file and a section of it, as comments cite them; comment markers between lines removed.
+SECTION_MENTION = re.compile(r"\b(docs/[A-Za-z0-9_-]+\.md)(?:, | \()\"([^\"]+)\"")
+COMMENT_BREAK = re.compile(r"\n[ \t]*(?://|#)[ \t]?")
 SOURCE_FOLDERS = ["lib", "app", "tests", "tools", "bench", "python", "examples", ".ci"]
 SOURCE_SUFFIXES = {".cc", ".h", ".py", ".sh", ".txt", ".md", ".yml", ".cmake", ""}
 
@@ -19,6 +23,17 @@ def slug(heading):
     text = re.sub(r"[`*_]", "", heading.strip().lower())
     text = re.sub(r"[^\w\- ]", "", text)
     return text.replace(" ", "-")
+
+
+def headings(markdown_file):
+    in_code = False
+    found = set()
+    for line in markdown_file.read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            in_code = not in_code
+        elif not in_code and line.startswith("#"):
+            found.add(line.lstrip("#").strip().replace("`", ""))
+    return found
 
 
 def anchors(markdown_file):
@@ -54,7 +69,7 @@ def broken_links(markdown_file):
 def broken_mentions(root):
     for folder in SOURCE_FOLDERS:
         for file in sorted((root / folder).rglob("*")):
-            if not file.is_file() or file.suffix not in SOURCE_SUFFIXES or "data" in file.parts:
+            if not file.is_file() or file.suffix not in SOURCE_SUFFIXES or "data" in file.relative_to(root).parts:
                 continue
             try:
                 text = file.read_text(encoding="utf-8")
@@ -64,6 +79,10 @@ def broken_mentions(root):
                 for mention in DOC_MENTION.findall(line):
                     if not (root / mention).exists():
                         yield file, number, f"{mention}: no such file"
+            for match in SECTION_MENTION.finditer(COMMENT_BREAK.sub(" ", text)):
+                doc, section = root / match[1], " ".join(match[2].split())
+                if doc.exists() and section not in headings(doc):
+                    yield file, 0, f'{match[1]} has no section "{section}"'
 
 
 def main():
@@ -73,7 +92,8 @@ def main():
         for number, what in broken_links(markdown_file):
             problems.append(f"{markdown_file.relative_to(root)}:{number}: {what}")
     for file, number, what in broken_mentions(root):
-        problems.append(f"{file.relative_to(root)}:{number}: {what}")
+        where = f"{file.relative_to(root)}:{number}" if number else str(file.relative_to(root))
+        problems.append(f"{where}: {what}")
     for problem in problems:
         print(problem)
     return 1 if problems else 0

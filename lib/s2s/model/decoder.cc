@@ -208,7 +208,7 @@ void Decoder::forward_layers(const EncoderOutput& encoded, const Tensor& target,
 
   // Kept per thread across batches, as the encoder's scratch (encoder.cc): allocated afresh for
   // every batch, these buffers (several MB each when scoring) were mapped and page-faulted in
-  // again for each one (bench/NOTES.md, "score").
+  // again for each one (docs/performance.md, "Memory: huge pages, kept scratch, reused buffers").
   thread_local LayerScratch s;
   embedding_(inputs, 0, s.embedding, x);
   thread_local Tensor causal, cross_visible, cross_keys, cross_values;

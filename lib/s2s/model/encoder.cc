@@ -63,9 +63,9 @@ EncoderOutput Encoder::forward(const Tensor& ids, const std::vector<std::int32_t
 void Encoder::encode(const Tensor& ids, const std::vector<std::int32_t>& lengths,
                      Tensor& x) const {
   // Kept per thread across batches, as the decoder's state is: allocated afresh for every batch,
-  // its buffers (tens of MB at batch 32) were mapped and page-faulted in again each time (26,545
-  // -> 19,771 faults decoding 200 sentences with the shipped model, bench/NOTES.md). Only `x`
-  // (returned) is new per call.
+  // its buffers (tens of MB at batch 32) were mapped and page-faulted in again each time
+  // (docs/performance.md, "Memory: huge pages, kept scratch, reused buffers"). Only `x` (returned)
+  // is new per call.
   thread_local LayerScratch s;
   embedding_(ids, 0, s.embedding, x);
 

@@ -5,13 +5,13 @@
 // a per-thread buffer). Two ways to run the product, chosen at load:
 // - Fixed rows (where oneDNN has brgemm: AVX-512). oneDNN 2.6 only uses its brgemm kernels for a
 //   matmul whose row count is fixed at creation; with a runtime row count it falls back to
-//   `gemm:jit`, which was 1.3x slower at 32 rows in int8 and 2-4x below 8 rows, and in float32
-//   1.25x slower for the base model's output layer at 32 rows, where it repacks the weight at
-//   every call (alone, one thread, bench/NOTES.md "fixed rows" and "float32 on brgemm"). So
+//   `gemm:jit`, which is slower in int8 (most below 8 rows) and, for large weights, in float32,
+//   where it repacks the weight at every call (docs/performance.md, "Products with fixed row
+//   counts"). So
 //   there is one primitive per row bucket (row_bucket), all over the same blocked weights; x is
 //   padded to the bucket through a per-thread buffer, y written through one when padded, and
 //   more than kMaxFixedRows rows are run in pieces. Up to 8 float32 rows are not run by brgemm
-//   (at one row 2x slower than gemm) but by panel_gemv (detail.h), a stream over the blocked
+//   (slower than gemm at one row) but by panel_gemv (detail.h), a stream over the blocked
 //   weights: the base model's output layer at 1-8 rows costs what one row does.
 // - A runtime row count (CPUs without brgemm): one primitive for every row count.
 // Primitives depend only on the weight's shape and types, not its values, so PackedMatmuls of the
@@ -322,7 +322,7 @@ void PackedMatmul::build(const Tensor& weight, WeightLayout layout, const Tensor
   const bool int8 = precision == Precision::int8;
   // int8 without VNNI: x goes in as u8 (q + 128) with a zero point of 128, which oneDNN 2.6
   // computes with its u8·s8 integer GEMM; given as s8, the same product took it as long as
-  // float32 on an AVX2 CPU (bench/NOTES.md). With VNNI, s8 as measured there.
+  // float32 on an AVX2 CPU (docs/performance.md, "int8 without VNNI"). With VNNI, s8.
   const int levels = int8_weight_levels();  // once: the test override may change between calls
   const bool unsigned_x = int8 && levels < 127;
   const auto x_type = unsigned_x ? memory::data_type::u8 : type;

@@ -1,8 +1,8 @@
 // step_attention: argument checks and the fast path, plain C++ (see step_attention.h).
 // oneDNN would run each (row, head) as two gemv calls of a few dozen keys plus a softmax and two
-// head reorders: at beam 4, batch 32 that was ~27 % of the decoder's primitive time for < 5 % of
-// its FLOPs (bench/NOTES.md). Here one loop over (row, head) pairs streams each key and value
-// row once, with the scores kept in cache.
+// head reorders: at beam 4, batch 32 that was a large share of the decoder's primitive time for a
+// small share of its FLOPs (docs/performance.md, "Step attention"). Here one loop over (row, head)
+// pairs streams each key and value row once, with the scores kept in cache.
 #include "s2s/ops/step_attention.h"
 
 #include <omp.h>
@@ -153,8 +153,8 @@ inline __attribute__((always_inline)) float dot(const float* q, const T* k,
 // Rows are this many ahead when their key (value) is prefetched: each (row, key) is a separate
 // block of memory (a cache slot chosen by the beam's history), which the hardware prefetchers
 // cannot foresee. At d 256 and 4 heads a row's work is short, so the distance must cover it many
-// times over: 8 rows beat 2 by 2-3 % of a small model's beam search (table B; 4 and 16 in
-// between and level), and changed nothing on the base model (bench/NOTES.md).
+// times over: 8 rows beat 2, 4 and 16 on a small model's beam search and changed nothing on the
+// base model (docs/performance.md, "Step attention").
 constexpr std::int64_t kAhead = 8;
 
 // Asks for the cache lines of heads [h0, h1) of row r's key (or value) j.

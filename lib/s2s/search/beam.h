@@ -9,7 +9,7 @@
 //  - finished hypotheses are ranked by scoring_rules.h; the best (or the n-best list) is returned.
 // Without n-best, a sentence leaves the batch as soon as its best finished hypothesis scores at
 // least what any continuation of its live ones could (best_reachable_score): Marian's result,
-// exactly, in fewer steps (bench/NOTES.md: a third fewer steps with --normalize 0).
+// exactly, in fewer steps (docs/performance.md, "Beam search stops early").
 // Beyond Marian, for rows the caller marks (the pieces of a line too long for the model, never
 // a normal sentence): a hypothesis caught in a loop, whose last kLoopSpan tokens use at most
 // kLoopTokens different tokens, is finished as it is (Hypothesis::cut_in_loop). Junk such as
