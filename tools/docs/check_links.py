@@ -37,14 +37,7 @@ def headings(markdown_file):
 
 
 def anchors(markdown_file):
-    in_code = False
-    found = set()
-    for line in markdown_file.read_text(encoding="utf-8").splitlines():
-        if line.startswith("```"):
-            in_code = not in_code
-        elif not in_code and line.startswith("#"):
-            found.add(slug(line.lstrip("#")))
-    return found
+    return {slug(heading) for heading in headings(markdown_file)}
 
 
 def broken_links(markdown_file):
