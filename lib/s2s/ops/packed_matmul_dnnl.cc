@@ -75,7 +75,7 @@ dim_t row_bucket(dim_t rows) {
 // fewer threads than the load did). Bounded: when full it is emptied; calls in flight keep their
 // primitive through the shared_ptr. Apart from the other ops' cache (primitive_cache.h) on
 // purpose: that one sees thousands of short-lived shapes (attention, layer norms at every row
-// count) and is emptied every 512 of them, and a brgemm primitive costs ~0.3 ms to make again.
+// count) and is emptied every 512 of them, and a brgemm primitive is slow to JIT-compile again.
 class Registry {
  public:
   using Entry = std::shared_ptr<const detail::Primitive>;
@@ -134,7 +134,7 @@ struct PackedMatmul::Impl {
   Registry::Entry matmul(dim_t rows) const {
     const int threads = omp_get_max_threads();
     if (Registry::Entry p = registry().find(shape, rows, threads)) return p;
-    // Made outside the lock: creating a primitive JIT-compiles its kernels (~0.3 ms).
+    // Made outside the lock: creating a primitive JIT-compiles its kernels, which takes a while.
     auto made = std::make_shared<const detail::Primitive>(
         detail::make_primitive<dnnl::matmul>(make_pd(rows)));
     return registry().add(shape, rows, threads, std::move(made));
@@ -248,12 +248,12 @@ constexpr dim_t kSplitSumColumns = 1024;
 
 // int8 weights in brgemm's layout carry a compensation per column after the blocked data:
 // VNNI multiplies u8 by s8, so oneDNN adds 128 to the s8 x and subtracts 128·Σ_k Wq[k, n].
-// oneDNN's reorder that computes it is its generic one: 80 ms for the base model's output layer
-// on one thread, against 5-14 ms for its JIT reorder of the same bytes without the sums (about
-// 0.2 s of every int8 load). So where the layout is exactly that -- the extra holds only this
-// compensation, per column, unscaled -- the blocked bytes go through the JIT reorder and the sums
-// are computed here. Returns false (nothing written) for any other layout. The tests compare
-// every int8 product with the exact integer scheme: a wrong byte here fails them.
+// oneDNN's reorder that computes it is its generic one, many times slower than its JIT reorder
+// of the same bytes without the sums (a visible part of every int8 load). So where the layout is
+// exactly that -- the extra holds only this compensation, per column, unscaled -- the blocked
+// bytes go through the JIT reorder and the sums are computed here. Returns false (nothing
+// written) for any other layout. The tests compare every int8 product with the exact integer
+// scheme: a wrong byte here fails them.
 bool pack_int8_with_compensation(const memory::desc& packed, memory& stored,
                                  const std::int8_t* q, WeightLayout layout, dim_t k, dim_t n,
                                  void* buffer) {

@@ -109,7 +109,7 @@ inline float widen(bfloat16_bits x) { return bf16_to_float(x); }
 // product, summed by halving at the end. GCC's own reduction of an `omp simd` loop ended in 15
 // dependent scalar adds per dot, which bounded the whole kernel; 16-lane vectors were no better
 // on AVX-512 and, on AVX2 machines, GCC spilled every one of them through the stack (perf annotate:
-// most of the kernel's samples on stack stores and reloads, 2.5x slower).
+// most of the kernel's samples on stack stores and reloads; docs/performance.md, "Step attention").
 using f32x8 = float __attribute__((vector_size(32)));
 using f32x4 = float __attribute__((vector_size(16)));
 using u16x8 = std::uint16_t __attribute__((vector_size(16)));
@@ -191,7 +191,7 @@ inline __attribute__((always_inline)) void softmax_block(const detail::StepAtten
 // Rows [r0, r1) × heads [h0, h1): scores q_rh·k_rjh·scale over row r's n_r visible keys, a
 // softmax per (row, head), then Σ_j p_rjh·v_rjh. Keys outermost, then rows, then heads: a key's
 // heads sit side by side in the decoder's caches (one contiguous read, where a loop per head
-// jumped from key to key and waited on memory at each: 3x slower at batch 32), and in the
+// jumped from key to key and waited on memory at each, several times slower), and in the
 // position-major self-attention cache the rows of a block read each slab once, in order.
 // Every (row, head) sums in the same order whatever the block, so blocks never change results.
 // Always inlined into the target_clones entry points below, so that it is compiled for each.
