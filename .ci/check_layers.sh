@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The library's layering (DESIGN.md §2), checked: a folder under lib/s2s/ may include only the
+# The library's layering (docs/architecture.md, "Layers"), checked: a folder under lib/s2s/ may include only the
 # folders listed for it (and itself); an include that goes up a layer fails CI with the file and
 # line. The public API (lib/s2s/*.cc) sits on top and may include anything.
 #   core <- backend <- ops <- layers <- model <- search <- pipeline <- corpus
@@ -65,7 +65,8 @@ for folder in */; do
   done < <(grep -rn --include='*.h' --include='*.cc' -E '^#include "s2s/[a-z_]+/' "$folder" || true)
 done
 
-# Namespaces follow folders (STYLE.md): a file under lib/s2s/F/ declares namespace s2s::F.
+# Namespaces follow folders (docs/contributing.md, "Style"): a file under lib/s2s/F/ declares
+# namespace s2s::F.
 # core/ is the root namespace s2s (Tensor, Error, Shape: the vocabulary every layer speaks).
 for file in */*.h */*.cc; do
   folder=${file%%/*}

@@ -12,6 +12,7 @@ void set_translate_command(CLI::App& app);
 void set_score_command(CLI::App& app);
 void set_progress_command(CLI::App& app);
 void set_serve_command(CLI::App& app);
+void set_options_markdown_command(CLI::App& app);  // hidden
 
 // -m/--model (also Marian's --models: a model file names its folder) into `model`, and Marian's
 // -v/--vocabs, which s2s refuses saying where it takes vocabularies from.

@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
   s2s::app::set_info_command(app);
   s2s::app::set_progress_command(app);
   s2s::app::set_serve_command(app);
+  s2s::app::set_options_markdown_command(app);  // hidden: docs/user-guide.md's tables
   try {
     const auto named = [&](const CLI::App* sub) { return argc > 1 && sub->get_name() == argv[1]; };
     if (argc > 1 && argv[1][0] != '-' &&

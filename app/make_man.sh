@@ -50,7 +50,7 @@ gives an empty line). Models are used as they are downloaded: a Marian / OPUS\\-
 (decoder.yml, model.npz, SentencePiece files), a Hugging Face MarianMT folder or a CTranslate2
 folder. Without \\fB\\-m\\fR, the model shipped with s2s is used.
 HEAD
-for command in translate score info; do
+for command in translate score info progress serve; do
   echo ".SH ${command^^}"
   "$S2S" "$command" --help | options_to_man
 done

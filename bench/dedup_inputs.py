@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""Inputs for measuring `s2s translate --dedup` (bench/NOTES.md): the English side of the Debian
-corpus of tools/data *before* its deduplication, in the order the sources list it, and the
-repeat rate of each (the share of lines that repeat an earlier line, and of their bytes).
+"""Inputs for measuring `s2s translate --dedup` (docs/performance.md, "Deduplication"): the
+English side of the Debian corpus of tools/data *before* its deduplication, in the order the
+sources list it, and the repeat rate of each (the share of lines that repeat an earlier line, and
+of their bytes).
 
 Usage: /usr/bin/python3 bench/dedup_inputs.py WORK OUT
 WORK: the folder of tools/data/build_corpus.py --work (its lists/ and pkgs/ are reused: nothing

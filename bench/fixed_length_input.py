@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Fixed-length input for the CTranslate2 comparison (bench/peers.sh, ../shared/peers.md).
+"""Fixed-length input for the CTranslate2 comparison (bench/peers.sh, bench/README.md).
 
 Cuts the bench sentences into lines of exactly LENGTH (default 28) SentencePiece pieces, so that
 on the bench model (whose </s> is unreachable) s2s with --max-length-factor 3 decodes exactly

@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench/peers.sh: s2s against CTranslate2 (CT2) on the same machine, model, input and work, one
-# process at a time (the protocol of ../shared/peers.md; bench/README.md, "Against CTranslate2").
+# process at a time (bench/README.md, "bench/peers.sh: against CTranslate2").
 #
 # Table A, base-random (random Transformer-base, </s> unreachable): LINES lines of exactly 28
 #   SentencePiece pieces (bench/fixed_length_input.py), batch 32, so that s2s with
@@ -25,7 +25,7 @@
 # say "unsupported" (found by running s2s on one line).
 #
 # Environment (defaults in brackets):
-#   CT2_PREFIX [/work/ct2/prefix]  CT2 install (bin/ct2-translator, lib/), built per ../shared/peers.md
+#   CT2_PREFIX [/work/ct2/prefix]  CT2 install (bin/ct2-translator, lib/), built as bench/README.md says
 #   CT2_MODELS [/work/ct2/models]  converted models: CT2_MODEL_A [$CT2_MODELS/base-random],
 #                                  CT2_MODEL_B [$CT2_MODELS/en-de]
 #   CT2_SRC [/work/ct2/src/CTranslate2]  CT2 source tree (only to print its commit)
@@ -40,7 +40,7 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-PEERS_DOC=$(cd "$ROOT/.." && pwd)/shared/peers.md
+PEERS_DOC="bench/README.md (\"CTranslate2 for the comparison\")"
 CT2_PREFIX=${CT2_PREFIX:-/work/ct2/prefix}
 CT2_MODELS=${CT2_MODELS:-/work/ct2/models}
 CT2_MODEL_A=${CT2_MODEL_A:-$CT2_MODELS/base-random}
@@ -78,7 +78,7 @@ for t in $TABLES; do
     B) m=$CT2_MODEL_B ;;
     *) die "TABLES: unknown table '$t' (A or B)" ;;
   esac
-  [ -f "$m/model.bin" ] || die "no converted CT2 model in $m (model.bin): convert it as $PEERS_DOC says (\"Convert\"), and set CT2_MODELS"
+  [ -f "$m/model.bin" ] || die "no converted CT2 model in $m (model.bin): convert it as $PEERS_DOC says, and set CT2_MODELS"
 done
 [ -x "$S2S" ] || die "no s2s binary at $S2S: build s2s and set S2S_BUILD"
 [ -x "$S2S_BENCH" ] || die "no s2s_bench at $S2S_BENCH: build the s2s_bench target and set S2S_BUILD"

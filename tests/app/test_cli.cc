@@ -49,7 +49,8 @@ TEST_CASE("s2s info describes every fixture", "[cli]") {
             std::string::npos);
     }
   }
-  // The alignment head as Marian and the README number it (Marian's collectOneHead: head 0).
+  // The alignment head as Marian and docs/user-guide.md number it (Marian's collectOneHead: head
+  // 0).
   const auto aligned = test::run_s2s("info " + model_arg("marian-align-layer1"));
   CHECK(aligned.out.find("word alignment (--alignment): decoder layer 1 of 2, head 0\n") !=
         std::string::npos);

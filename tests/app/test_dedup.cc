@@ -66,8 +66,8 @@ TEST_CASE("translate --dedup writes what a run without it writes, byte for byte"
   REQUIRE(long_line.size() >= 2);
   // Windows grow to 16 lines. Beam search with --batch-size 1: on this random model it meets near
   // ties that the batch decides (-b 2 changes "Hello world." between --batch-size 4 and 1 without
-  // --dedup too), and a score's last digits depend on its batch (README); --dedup batches fewer
-  // lines together. Greedy search and sampling at --batch-size 4.
+  // --dedup too), and a score's last digits depend on its batch (docs/user-guide.md); --dedup
+  // batches fewer lines together. Greedy search and sampling at --batch-size 4.
   const std::string base = "translate " + model_arg() + " -i " + quoted(input) +
                            " --max-length 40 --maxi-batch 16";
   for (const std::string options :

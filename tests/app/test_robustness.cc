@@ -1,6 +1,6 @@
-// The I/O contract under hostile input, run for real (DESIGN.md §1): invalid UTF-8, NUL and
-// control bytes, a byte order mark, CR, right-to-left marks, encoded surrogates, a 100,000-
-// character line and a 1 MB line without a final newline never crash, never shift lines and
+// The I/O contract under hostile input, run for real (docs/user-guide.md, "Guarantees"): invalid
+// UTF-8, NUL and control bytes, a byte order mark, CR, right-to-left marks, encoded surrogates,
+// a 100,000-character line and a 1 MB line without a final newline never crash, never shift lines and
 // never make stdout invalid UTF-8; long lines are split, truncated or refused as --long-lines
 // says, with the exact warnings; score's --skip-bad and long pairs.
 #include <algorithm>

@@ -204,7 +204,8 @@ TEST_CASE("score shards concatenated equal the whole run", "[cli]") {
   const std::string out_dir = (dir.dir / "out").string();
   std::filesystem::create_directories(out_dir);
   // One pair per batch, and batches of 2 in windows of 2, 4, 4, ...: a score's last digits depend
-  // on its batch (README), so shards are cut at window boundaries and batch as the whole run.
+  // on its batch (docs/user-guide.md), so shards are cut at window boundaries and batch as the
+  // whole run.
   const std::string score = "score " + model_arg() + " --max-length 200 --batch-size 1";
   for (const std::string& input :
        {" -i " + quoted(tsv_file),

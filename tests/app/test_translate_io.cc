@@ -1,6 +1,7 @@
-// s2s translate's I/O contract, run for real (DESIGN.md §1): one output line per input line in
-// input order whatever the batching, CRLF and a missing final newline, -i/-o files, a reader
-// that goes away (`| head -1`), and an interactive writer that waits for each answer.
+// s2s translate's I/O contract, run for real (docs/user-guide.md, "Guarantees"): one output line
+// per input line in input order whatever the batching, CRLF and a missing final newline, -i/-o
+// files, a reader that goes away (`| head -1`), and an interactive writer that waits for each
+// answer.
 #include <fstream>
 #include <random>
 

@@ -1,7 +1,8 @@
 // Inputs on which the fuzzers (tools/fuzz) found a bug, kept in
 // tests/data/fuzz/regressions/<target>/. Each file goes through the same reader as its fuzz target
-// and must end in success or in a one-line ModelError / InputError (DESIGN.md §1); a crash fails
-// the whole test run. A new finding needs only its file: the folder name picks the reader.
+// and must end in success or in a one-line ModelError / InputError (docs/user-guide.md,
+// "Guarantees"); a crash fails the whole test run. A new finding needs only its file: the folder
+// name picks the reader.
 #include <fcntl.h>
 #include <unistd.h>
 

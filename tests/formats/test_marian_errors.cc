@@ -1,5 +1,5 @@
 // Broken Marian folders are refused at load with one ModelError line that names the file and
-// what is wrong (DESIGN.md §1 "The I/O contract").
+// what is wrong (docs/user-guide.md, "Guarantees").
 #include <filesystem>
 #include <fstream>
 

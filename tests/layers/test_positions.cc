@@ -1,5 +1,6 @@
 // Sinusoidal positions: Marian's (D/2 - 1) frequency formula against the values in
-// model-formats.md §1.5 and the reference's table; Hugging Face's D/2 variant against §4.5.
+// the reference's table; Hugging Face's D/2 variant against its own (docs/models.md, "Where the
+// formats compute differently").
 #include "s2s/formats/npz.h"
 #include "s2s/layers/embedding.h"
 #include "test_utils.h"

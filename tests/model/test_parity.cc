@@ -15,7 +15,7 @@
 namespace s2s {
 namespace {
 
-constexpr double kTolerance = 1e-4;  // relative error on float32 logits (DESIGN.md §4)
+constexpr double kTolerance = 1e-4;  // relative error on float32 logits (docs/contributing.md)
 
 using test::Golden;
 using test::greedy_row;

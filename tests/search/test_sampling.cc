@@ -1,8 +1,8 @@
 // Random sampling (search/sampling.h): the draw on small rows, top-k 1 equal to greedy search,
 // random numbers that depend only on the seed and the line (not the batch, threads, workers or
-// neighbours: on this fixture no draw is near a cut, so the samples are the same too; with a
-// real model another batch layout can change a draw, README --seed), n-best samples, and the
-// options' errors.
+// neighbours: on this fixture no draw is near a cut, so the samples are the same too; with a real
+// model another batch layout can change a draw, docs/user-guide.md "Sampling"), n-best samples, and
+// the options' errors.
 #include <cmath>
 #include <limits>
 #include <map>

@@ -17,9 +17,9 @@
 
 namespace s2s::fuzz {
 
-// DESIGN.md §1: a broken file or input ends in a one-line ModelError or InputError. Anything else
-// escaping a reader (InternalError, std::bad_alloc from an unchecked size, a yaml-cpp or nlohmann
-// exception, any other type) breaks that contract, and so does a message with a line break in it
+// docs/user-guide.md, "Guarantees": a broken file or input ends in a one-line ModelError or
+// InputError. Anything else escaping a reader (InternalError, std::bad_alloc from an unchecked
+// size, a yaml-cpp or nlohmann exception, any other type) breaks that contract, and so does a message with a line break in it
 // (s2s prints what() as its one error line): it aborts, and libFuzzer keeps the input.
 inline void check_one_line(const Error& e) {
   const std::string message = e.what();

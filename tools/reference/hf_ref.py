@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Independent numpy reference of Hugging Face MarianMT (modeling_marian.py) inference.
 
-Written from /work/shared/model-formats.md section 4 (files, converter, config.json, weight names,
-forward math, tokenizer, generation defaults, safetensors container) -- not from the project's C++.
+Written from the Hugging Face sources (convert_marian_to_pytorch.py, modeling_marian.py,
+tokenization_marian.py, the safetensors format; summarised in docs/models.md) -- not from the
+project's C++.
 Run with Debian's /usr/bin/python3 (python3-numpy, python3-sentencepiece). No torch/transformers.
 
 Semantics (differences from Marian in CAPS):
@@ -54,7 +55,7 @@ HF_LN_EPS = 1e-5
 MASK_VALUE = np.finfo(np.float32).min
 
 # ----------------------------------------------------------------------------------------------
-# safetensors (model-formats.md 4.8)
+# safetensors (docs/models.md, "Hugging Face MarianMT")
 # ----------------------------------------------------------------------------------------------
 _ST_DTYPES = {
     "F64": "<f8", "F32": "<f4", "F16": "<f2", "I64": "<i8", "I32": "<i4", "I16": "<i2", "I8": "i1",

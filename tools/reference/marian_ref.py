@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Independent numpy reference of Marian's (legacy transformer.h) Transformer inference.
 
-Written from /work/shared/model-formats.md sections 1, 2, 3 and 5 -- not from the project's C++.
+Written from Marian's sources (summarised in docs/models.md, "Marian / OPUS-MT") -- not from the
+project's C++.
 Run with Debian's /usr/bin/python3 (python3-numpy, python3-sentencepiece, python3-yaml).
 
 All arithmetic is float32 (numpy matmul / elementwise ops on float32 arrays); the only float64
@@ -50,7 +51,7 @@ MASK_VALUE = F32(-99999999.0)   # Marian: (1 - mask) * max(lowest/2, -99999999) 
 LN_EPS = F32(1e-6)              # hard-coded in Marian's transformer layer norm
 
 # ----------------------------------------------------------------------------------------------
-# special:model.yml defaults (model-formats.md 1.4)
+# special:model.yml defaults (Marian's config_parser.cpp)
 # ----------------------------------------------------------------------------------------------
 DEFAULTS = {
     "type": "amun",
@@ -102,7 +103,7 @@ def parse_model_yml(raw):
 
 
 # ----------------------------------------------------------------------------------------------
-# Vocabularies (model-formats.md 2)
+# Vocabularies (docs/models.md, "Vocabularies")
 # ----------------------------------------------------------------------------------------------
 class Vocab:
     """kind: 'yml' | 'txt' | 'spm'. piece2id / id2piece for yml/txt; sp for spm."""
@@ -531,7 +532,7 @@ def _decoder_layer_stack(model, x, enc, src_mask_add, self_mask_add, cache=None,
     Pre-norm note: the decoder self-attention keys/values are the *pre-processed* (normalized)
     layer inputs at every position -- the mathematically consistent version used in training.
     Marian's step-wise decoder differs for pre-norm models at steps >= 1 (it concatenates the
-    un-normalized history, model-formats.md 1.5 "pre-norm quirk"); we deliberately do NOT
+    un-normalized history, docs/models.md, "Marian's forward pass"); we deliberately do NOT
     reproduce that quirk. For post-norm models (all OPUS-MT) the two are identical.
 
     cache: None (full sequence with causal mask) or a list (one entry per layer) of arrays

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Marian beam search (marian-decoder) and teacher-forced scoring (marian-scorer), numpy reference.
 
-Written from /work/shared/model-formats.md section 1.6 (and section 7 items 12-15) on top of the
+Written from marian-decoder's beam search (docs/models.md, "Marian's beam search") on top of the
 forward pass in marian_ref.py -- and, with the same rules, on top of hf_ref.py (Hugging Face
 MarianMT) and onmt_ref.py (CTranslate2), the way the C++ engine runs one search for every model
 format.  Run with Debian's /usr/bin/python3 (python3-numpy).

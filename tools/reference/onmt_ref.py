@@ -2,8 +2,8 @@
 """Independent numpy reference of CTranslate2 `TransformerSpec` inference, i.e. OpenNMT-py (and Marian)
 Transformers as converted by CTranslate2.
 
-Written from /work/shared/model-formats.md section 6 and the CTranslate2 sources listed in
-tools/fixtures/README.md ("CTranslate2 facts") -- not from the project's C++.
+Written from the OpenNMT-py and CTranslate2 sources listed in docs/models.md ("What the
+CTranslate2 sources say") -- not from the project's C++.
 Run with Debian's /usr/bin/python3 (python3-numpy, python3-sentencepiece).
 
 Model folder: model.bin (binary version <= 6, see read_model_bin), config.json, vocabularies

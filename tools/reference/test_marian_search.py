@@ -34,7 +34,7 @@ RULES = {"hf-marian-tied": ("hf", True, 0, [250]), "hf-marian-fp16-untied": ("hf
 F32 = np.float32
 
 # ----------------------------------------------------------------------------------------------
-# Fake scorer (model-formats.md 8.6): fixed log-prob tables, eos = 0, unk = 1, V = 6
+# Fake scorer: fixed log-prob tables, eos = 0, unk = 1, V = 6
 # ----------------------------------------------------------------------------------------------
 EOS, UNK, V = 0, 1, 6
 

@@ -8,8 +8,8 @@
 
 namespace s2s {
 
-// Messages are always one line (DESIGN.md §1): line breaks in text quoted from a file (an npy
-// header, a YAML parser's message, a tensor name) are written as \n and \r.
+// Messages are always one line (docs/user-guide.md, "Guarantees"): line breaks in text quoted
+// from a file (an npy header, a YAML parser's message, a tensor name) are written as \n and \r.
 class Error : public std::runtime_error {
  public:
   explicit Error(const std::string& message) : std::runtime_error(one_line(message)) {}

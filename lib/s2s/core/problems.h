@@ -1,6 +1,6 @@
 // Everything wrong with one thing (a model's config, a set of tensors), reported as one error:
 // a broken model folder is refused with one line that names the file and all that is wrong
-// (DESIGN.md §1), not just the first problem a loader happened to check.
+// (docs/contributing.md, "Style"), not just the first problem a loader happened to check.
 #pragma once
 
 #include <string>

@@ -95,9 +95,10 @@ void Tensor::resize(const Shape& shape, DataType dtype) {
   const std::size_t bytes = static_cast<std::size_t>(num_elements(shape)) * dtype_size(dtype);
   if (!buffer_ || bytes > capacity_) {
     // A buffer that has to grow again gets half again as much room: scratch tensors follow
-    // length-sorted batches, each a little longer, and every new buffer is page-faulted in
-    // afresh (2 MB at a time for huge pages), which cost ~5 % of decoding a sorted input
-    // (bench/NOTES.md). Room never written is never faulted in: it costs address space only.
+    // length-sorted batches, each a little longer, and every new buffer is page-faulted in afresh
+    // (2 MB at a time for huge pages), a visible share of decoding a sorted input
+    // (docs/performance.md, "Memory: huge pages, kept scratch, reused buffers"). Room never written
+    // is never faulted in: it costs address space only.
     const std::size_t room = buffer_ ? std::max(bytes, capacity_ + capacity_ / 2) : bytes;
     buffer_ = allocate(room);
     capacity_ = room;

@@ -1,5 +1,5 @@
-// CTranslate2 model folders (model-formats.md §6): model.bin (a TransformerSpec, version ≤ 6),
-// config.json, shared_vocabulary.json or source_/target_vocabulary.json, and SentencePiece
+// CTranslate2 model folders (docs/models.md, "CTranslate2"): model.bin (a TransformerSpec,
+// version ≤ 6), config.json, shared_vocabulary.json or source_/target_vocabulary.json, and SentencePiece
 // models found in the folder (source.spm/target.spm) or given by the caller. Covers OpenNMT-py
 // conversions (pre-norm, relative positions) and Marian conversions; float32/float16/int8
 // weights (int8 rows are dequantised with their weight_scale at load).

@@ -1,5 +1,5 @@
-// Hugging Face MarianMT folders (model-formats.md §4): config.json, model.safetensors,
-// vocab.json (+ target_vocab.json with separate vocabularies), source.spm / target.spm, optional
+// Hugging Face MarianMT folders (docs/models.md, "Hugging Face MarianMT"): config.json,
+// model.safetensors, vocab.json (+ target_vocab.json with separate vocabularies), source.spm / target.spm, optional
 // generation_config.json. Loaded directly: the HF weight names become canonical names here, and
 // HF's semantics (D/2 sinusoid, layer-norm eps 1e-5, decoder start from the zero pad row,
 // final_logits_bias, pad never generated, <unk> not suppressed) become ModelConfig fields and

@@ -1,4 +1,5 @@
-// Marian / OPUS-MT folders (model-formats.md §1-3): finding the files and reading the parts.
+// Marian / OPUS-MT folders (docs/models.md, "Marian / OPUS-MT"): finding the files and reading the
+// parts.
 #include "s2s/formats/marian.h"
 
 #include <yaml-cpp/yaml.h>

@@ -1,4 +1,4 @@
-// Marian / OPUS-MT model folders (model-formats.md §1-3): a `.npz` checkpoint with its
+// Marian / OPUS-MT model folders (docs/models.md, "Marian / OPUS-MT"): a `.npz` checkpoint with its
 // `special:model.yml`, vocabularies (`*.vocab.yml`, `.spm`, plain text), `source.spm` /
 // `target.spm`, and an optional `decoder.yml` that names the files exactly as marian-decoder
 // reads them. This is the border: Marian's parameter names stop here and become the canonical

@@ -1,4 +1,5 @@
-// special:model.yml -> ModelConfig (model-formats.md §1.4). Defaults are Marian's for absent keys.
+// special:model.yml -> ModelConfig (docs/models.md, "Marian / OPUS-MT"). Defaults are Marian's for
+// absent keys.
 #include <yaml-cpp/yaml.h>
 
 #include "s2s/formats/marian.h"

@@ -1,4 +1,4 @@
-// Marian parameter names -> canonical names (model-formats.md §1.1-1.3). Every tensor the
+// Marian parameter names -> canonical names (docs/models.md, "Marian / OPUS-MT"). Every tensor the
 // config implies is declared first; the archive must hold exactly those.
 #include <exception>
 #include <map>

@@ -1,4 +1,4 @@
-// Multi-head scaled dot-product attention (model-formats.md §1.5):
+// Multi-head scaled dot-product attention (docs/models.md, "Marian's forward pass"):
 //   Q = x·Wq + bq, K = m·Wk + bk, V = m·Wv + bv; head h uses columns [h·Dh, (h+1)·Dh)
 //   A_h = softmax(Q_h·K_hᵀ / sqrt(Dh)) over the visible keys;  out = concat_h(A_h·V_h)·Wo + bo
 // With relative positions (max_distance K > 0; self-attention of OpenNMT-py models, §6.2) the

@@ -11,7 +11,8 @@
 namespace s2s::layers {
 
 // Rows first..first+count-1 of a sinusoidal table: [count, d], sin half then cos half.
-// Computed in float32 as Marian does (model-formats.md §1.5; HF uses D/2 instead of D/2-1).
+// Computed in float32 as Marian does (HF uses D/2 instead of D/2-1: docs/models.md, "Where the
+// formats compute differently").
 void sinusoid_positions(PositionEncoding kind, dim_t first, dim_t count, dim_t d, Tensor& out);
 
 // Temporaries of one embedding call, kept by the caller between steps.

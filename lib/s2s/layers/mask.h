@@ -1,5 +1,5 @@
-// Masks as visible-key counts (DESIGN.md "Masks and caches"): attention row (b, h, t) may look at
-// the first count keys. Scores are laid out [B, H, T, L], so counts are [B, H, T] (int32).
+// Masks as visible-key counts (docs/architecture.md, "Masks and caches"): attention row (b, h, t)
+// may look at the first count keys. Scores are laid out [B, H, T, L], so counts are [B, H, T] (int32).
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The wrapper Marian puts around every sub-layer f (model-formats.md §1.5 "Block wrapper"):
+// The wrapper Marian puts around every sub-layer f (docs/models.md, "Marian's forward pass"):
 //   y = pre(x); z = f(y); z = post(z, x)
 // pre is an optional layer norm (`<block>/pre_norm`); post applies add (z += x) and norm
 // (`<block>/post_norm`) in the configured order. Post-norm: LN(x + f(x)); pre-norm: x + f(LN(x)).

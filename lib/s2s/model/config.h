@@ -1,6 +1,7 @@
 // ModelConfig: everything that decides the math of a loaded model, resolved once by a format
 // loader (formats/*). Layers read typed fields only; no layer ever sees a format's option names.
-// Where Marian and Hugging Face differ (model-formats.md §7) the difference is a field here.
+// Where Marian and Hugging Face differ (docs/models.md, "Where the formats compute differently")
+// the difference is a field here.
 #pragma once
 
 #include <cstdint>

@@ -205,7 +205,8 @@ void Decoder::forward_layers(const EncoderOutput& encoded, const Tensor& target,
     for (dim_t t = 0; t < steps; ++t) in[b * steps + t] = t == 0 ? start_id_ : gold[b * steps + t - 1];
 
   // The worker's, kept across batches (model/workspace.h): allocated afresh for every batch,
-  // these buffers (several MB each when scoring) were mapped and page-faulted in again each time.
+  // these buffers (several MB each when scoring) were mapped and page-faulted in again for each
+  // one (docs/performance.md, "Memory: huge pages, kept scratch, reused buffers").
   LayerScratch& s = workspace.decoder;
   Tensor& x = workspace.states;
   Tensor& causal = workspace.causal;

@@ -96,7 +96,8 @@ class Decoder {
   std::int32_t start_id_;
   // Of the key/value caches of step(): float32, or bfloat16 when the linear layers run in
   // bfloat16 or int8. That halves the caches, most of the memory of a beam-4 batch beyond the
-  // weights (bench/NOTES.md); those precisions round their activations more coarsely anyway.
+  // weights (docs/performance.md, "Memory: huge pages, kept scratch, reused buffers"); those
+  // precisions round their activations more coarsely anyway.
   DataType cache_dtype_;
   layers::Embedding embedding_;
   std::vector<Layer> layers_;

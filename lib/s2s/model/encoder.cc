@@ -63,7 +63,8 @@ EncoderOutput Encoder::forward(const Tensor& ids, const std::vector<std::int32_t
 
 void Encoder::encode(const Tensor& ids, const std::vector<std::int32_t>& lengths,
                      LayerScratch& s, Tensor& x) const {
-  // `s` is the worker's, kept across batches (model/workspace.h); only `x` (returned) is new.
+  // `s` is the worker's, kept across batches (model/workspace.h; docs/performance.md, "Memory:
+  // huge pages, kept scratch, reused buffers"); only `x` (returned) is new.
   embedding_(ids, 0, s.embedding, x);
 
   Tensor visible;  // padding mask: every query of sentence b sees its lengths[b] keys

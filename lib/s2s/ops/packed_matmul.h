@@ -25,9 +25,9 @@ class PackedMatmul {
                Packing packing = {});
   // The same, but a weight that owns its buffer is kept as the packed weight when the layout
   // oneDNN chose is the one it is stored in (float32 in_out on CPUs without brgemm, whose
-  // products take plain row-major weights): no copy and no second buffer. A Transformer-base
-  // load then touches 175 MB less fresh memory, which costs up to 4.4 ms per 2 MB on a VM
-  // (bench/NOTES.md).
+  // products take plain row-major weights): no copy and no second buffer, so a load touches
+  // less fresh memory, which is slow to fault in on a VM (docs/performance.md, "Products with
+  // fixed row counts").
   PackedMatmul(Tensor&& weight, WeightLayout layout, const Tensor* bias,
                Packing packing = {});
 

@@ -5,13 +5,13 @@
 // a per-thread buffer). Two ways to run the product, chosen at load:
 // - Fixed rows (where oneDNN has brgemm: AVX-512). oneDNN 2.6 only uses its brgemm kernels for a
 //   matmul whose row count is fixed at creation; with a runtime row count it falls back to
-//   `gemm:jit`, which was 1.3x slower at 32 rows in int8 and 2-4x below 8 rows, and in float32
-//   1.25x slower for the base model's output layer at 32 rows, where it repacks the weight at
-//   every call (alone, one thread, bench/NOTES.md "fixed rows" and "float32 on brgemm"). So
+//   `gemm:jit`, which is slower in int8 (most below 8 rows) and, for large weights, in float32,
+//   where it repacks the weight at every call (docs/performance.md, "Products with fixed row
+//   counts"). So
 //   there is one primitive per row bucket (row_bucket), all over the same blocked weights; x is
 //   padded to the bucket through a per-thread buffer, y written through one when padded, and
 //   more than kMaxFixedRows rows are run in pieces. Up to 8 float32 rows are not run by brgemm
-//   (at one row 2x slower than gemm) but by panel_gemv (detail.h), a stream over the blocked
+//   (slower than gemm at one row) but by panel_gemv (detail.h), a stream over the blocked
 //   weights: the base model's output layer at 1-8 rows costs what one row does.
 // - A runtime row count (CPUs without brgemm): one primitive for every row count.
 // Primitives depend only on the weight's shape and types, not its values, so PackedMatmuls of the
@@ -75,7 +75,7 @@ dim_t row_bucket(dim_t rows) {
 // fewer threads than the load did). Bounded: when full it is emptied; calls in flight keep their
 // primitive through the shared_ptr. Apart from the other ops' cache (primitive_cache.h) on
 // purpose: that one sees thousands of short-lived shapes (attention, layer norms at every row
-// count) and is emptied every 512 of them, and a brgemm primitive costs ~0.3 ms to make again.
+// count) and is emptied every 512 of them, and a brgemm primitive is slow to JIT-compile again.
 class Registry {
  public:
   using Entry = std::shared_ptr<const detail::Primitive>;
@@ -134,7 +134,7 @@ struct PackedMatmul::Impl {
   Registry::Entry matmul(dim_t rows) const {
     const int threads = omp_get_max_threads();
     if (Registry::Entry p = registry().find(shape, rows, threads)) return p;
-    // Made outside the lock: creating a primitive JIT-compiles its kernels (~0.3 ms).
+    // Made outside the lock: creating a primitive JIT-compiles its kernels, which takes a while.
     auto made = std::make_shared<const detail::Primitive>(
         detail::make_primitive<dnnl::matmul>(make_pd(rows)));
     return registry().add(shape, rows, threads, std::move(made));
@@ -229,12 +229,12 @@ constexpr dim_t kSplitSumColumns = 1024;
 
 // int8 weights in brgemm's layout carry a compensation per column after the blocked data:
 // VNNI multiplies u8 by s8, so oneDNN adds 128 to the s8 x and subtracts 128·Σ_k Wq[k, n].
-// oneDNN's reorder that computes it is its generic one: 80 ms for the base model's output layer
-// on one thread, against 5-14 ms for its JIT reorder of the same bytes without the sums (about
-// 0.2 s of every int8 load). So where the layout is exactly that -- the extra holds only this
-// compensation, per column, unscaled -- the blocked bytes go through the JIT reorder and the sums
-// are computed here. Returns false (nothing written) for any other layout. The tests compare
-// every int8 product with the exact integer scheme: a wrong byte here fails them.
+// oneDNN's reorder that computes it is its generic one, many times slower than its JIT reorder
+// of the same bytes without the sums (a visible part of every int8 load). So where the layout is
+// exactly that -- the extra holds only this compensation, per column, unscaled -- the blocked
+// bytes go through the JIT reorder and the sums are computed here. Returns false (nothing
+// written) for any other layout. The tests compare every int8 product with the exact integer
+// scheme: a wrong byte here fails them.
 bool pack_int8_with_compensation(const memory::desc& packed, memory& stored,
                                  const std::int8_t* q, WeightLayout layout, dim_t k, dim_t n,
                                  void* buffer) {
@@ -307,7 +307,7 @@ void PackedMatmul::build(const Tensor& weight, WeightLayout layout, const Tensor
   const bool int8 = precision == Precision::int8;
   // int8 without VNNI: x goes in as u8 (q + 128) with a zero point of 128, which oneDNN 2.6
   // computes with its u8·s8 integer GEMM; given as s8, the same product took it as long as
-  // float32 on an AVX2 CPU (bench/NOTES.md). With VNNI, s8 as measured there.
+  // float32 on an AVX2 CPU (docs/performance.md, "int8 without VNNI"). With VNNI, s8.
   const int levels = packing.int8_weight_levels ? packing.int8_weight_levels : int8_weight_levels();
   const bool unsigned_x = int8 && levels < 127;
   const auto x_type = unsigned_x ? memory::data_type::u8 : type;

@@ -1,9 +1,9 @@
 // panel_gemv: a few rows times a float32 weight in oneDNN's BA16a64b layout (detail.h).
 //
 // PackedMatmul keeps float32 weights in this layout where oneDNN has brgemm (AVX-512), whose
-// fixed-row kernels beat its runtime-row gemm from a few rows up (the output layer at 32 rows:
-// 13.1 -> 10.4 ms, bench/NOTES.md) but not at one row: 3.4 ms against gemm's 1.75 ms for the base
-// model's 512 x 32000 output layer, which is a single sentence's greedy step. A few rows are a
+// fixed-row kernels beat its runtime-row gemm from a few rows up but not at one row, which is a
+// single sentence's greedy step (docs/performance.md, "Products with fixed row counts"). A few
+// rows are a
 // stream over the weights, and in this layout each panel of 64 columns is one contiguous [K, 64]
 // block: here each panel is read front to back by one thread, for up to kPanelRows rows at a
 // time (a second group of rows reads it again from the core's own cache).

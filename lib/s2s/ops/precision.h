@@ -30,7 +30,7 @@ std::string unsupported_reason(Precision p);
 // unsigned by adding 128 (0..255), with the weights by vpmaddubsw, which adds each pair of
 // products into an int16 that saturates: 2 · 255 · 127 = 64770 can overflow it (measured on an
 // AVX2-only CPU: errors of 7 where the scheme gives 0.003), 2 · 255 · 63 = 32130 cannot. The
-// cost is one bit of weight precision (bench/NOTES.md measures what it does to translations).
+// cost is one bit of weight precision (docs/performance.md, "int8 without VNNI").
 int int8_weight_levels();
 
 // How a PackedMatmul packs its weight: the precision it computes in, and two choices the CPU

@@ -42,7 +42,8 @@ Primitive cached_primitive(const std::string& key, const std::function<Primitive
 // Runs the primitive on the backend stream with a thread-local scratchpad, and waits.
 // `elements`: the size of the op's output; below kParallelElements it runs on the calling thread
 // alone (oneDNN reads the OpenMP thread count at execution): a parallel region costs more than
-// such an op does (a one-row layer norm: ~9 µs on 2 threads, ~2 µs on one; bench/NOTES.md).
+// such an op does (a one-row layer norm is several times faster on one thread than on two:
+// docs/performance.md, "Small ops on one thread").
 void execute(const Primitive& p, std::unordered_map<int, dnnl::memory> args,
              dim_t elements = kParallelElements);
 

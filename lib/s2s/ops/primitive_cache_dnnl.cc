@@ -15,8 +15,8 @@ namespace {
 
 // Attention shapes grow with the step and vary with the batch, so a long run sees thousands of
 // shapes; every cached primitive keeps its JIT code (~16 KB). 512 entries bound the cache to a few
-// MB (4096 let peak RSS grow from 45 to 106 MB over 50,000 short lines) for about 8% more time on
-// that run; when full, the cache is simply emptied (oneDNN's own primitive cache still helps).
+// MB (4096 let peak memory more than double over a long run of short lines) for a little more time
+// on such a run; when full, the cache is simply emptied (oneDNN's own primitive cache still helps).
 constexpr std::size_t kMaxEntries = 512;
 
 struct Cache {

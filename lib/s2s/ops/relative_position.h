@@ -1,5 +1,5 @@
 // Relative position representations (Shaw et al. 2018, as OpenNMT-py and CTranslate2 compute
-// them; model-formats.md §6.2, §6.4). Query i (absolute position i + offset, offset = L − T so
+// them; docs/models.md, "CTranslate2"). Query i (absolute position i + offset, offset = L − T so
 // that a single cached-decoding query sits at the last key) and key j are at distance bucket
 //   idx(i, j) = clamp(j − (i + offset), −K, K) + K,   K = max_distance, R = 2K + 1 buckets.
 // The attention layer computes Q·R_Kᵀ with a matmul and then:

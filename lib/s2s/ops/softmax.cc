@@ -1,8 +1,8 @@
 // softmax / log_softmax: argument checks and the fast path, vectorised C++ (see softmax.h).
 // Not oneDNN's softmax primitive: 2.6 has no masked variant, its logsoftmax computes log(sum)
-// with an approximation (rows shifted by up to ~5e-6), and its softmax took 1.1 ms for 8 rows of
-// 32,000 logits on this machine (two threads), ~15 % of a beam-4 decoding; these loops with
-// vector_exp take a fraction of that (bench/NOTES.md).
+// with an approximation (rows shifted by up to ~5e-6), and its softmax was a large share of a
+// beam-4 decoding; these loops with vector_exp take a fraction of that (docs/performance.md,
+// "Softmax and exponentials").
 #include "s2s/ops/softmax.h"
 
 #include <algorithm>

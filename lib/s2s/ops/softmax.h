@@ -4,7 +4,7 @@
 // elements) or nullptr. Row r only sees its first visible[r] entries: those get the softmax over
 // them, the rest get exactly 0. A count of 0 gives an all-zero row (never NaN); counts above N
 // are treated as N. y may be the same tensor as x (in place).
-// This is how both padding and causal masks are applied (DESIGN.md "Masks and caches").
+// This is how both padding and causal masks are applied (docs/architecture.md, "Masks and caches").
 #pragma once
 
 #include "s2s/core/tensor.h"

@@ -1,8 +1,8 @@
 // step_attention: argument checks and the fast path, plain C++ (see step_attention.h).
 // oneDNN would run each (row, head) as two gemv calls of a few dozen keys plus a softmax and two
-// head reorders: at beam 4, batch 32 that was ~27 % of the decoder's primitive time for < 5 % of
-// its FLOPs (bench/NOTES.md). Here one loop over (row, head) pairs streams each key and value
-// row once, with the scores kept in cache.
+// head reorders: at beam 4, batch 32 that was a large share of the decoder's primitive time for a
+// small share of its FLOPs (docs/performance.md, "Step attention"). Here one loop over (row, head)
+// pairs streams each key and value row once, with the scores kept in cache.
 #include "s2s/ops/step_attention.h"
 
 #include <omp.h>
@@ -108,7 +108,7 @@ inline float widen(bfloat16_bits x) { return bf16_to_float(x); }
 // product, summed by halving at the end. GCC's own reduction of an `omp simd` loop ended in 15
 // dependent scalar adds per dot, which bounded the whole kernel; 16-lane vectors were no better
 // on AVX-512 and, on AVX2 machines, GCC spilled every one of them through the stack (perf annotate:
-// most of the kernel's samples on stack stores and reloads, 2.5x slower).
+// most of the kernel's samples on stack stores and reloads; docs/performance.md, "Step attention").
 using f32x8 = float __attribute__((vector_size(32)));
 using f32x4 = float __attribute__((vector_size(16)));
 using u16x8 = std::uint16_t __attribute__((vector_size(16)));
@@ -152,8 +152,8 @@ inline __attribute__((always_inline)) float dot(const float* q, const T* k,
 // Rows are this many ahead when their key (value) is prefetched: each (row, key) is a separate
 // block of memory (a cache slot chosen by the beam's history), which the hardware prefetchers
 // cannot foresee. At d 256 and 4 heads a row's work is short, so the distance must cover it many
-// times over: 8 rows beat 2 by 2-3 % of a small model's beam search (table B; 4 and 16 in
-// between and level), and changed nothing on the base model (bench/NOTES.md).
+// times over: 8 rows beat 2, 4 and 16 on a small model's beam search and changed nothing on the
+// base model (docs/performance.md, "Step attention").
 constexpr std::int64_t kAhead = 8;
 
 // Asks for the cache lines of heads [h0, h1) of row r's key (or value) j.
@@ -190,7 +190,7 @@ inline __attribute__((always_inline)) void softmax_block(const detail::StepAtten
 // Rows [r0, r1) × heads [h0, h1): scores q_rh·k_rjh·scale over row r's n_r visible keys, a
 // softmax per (row, head), then Σ_j p_rjh·v_rjh. Keys outermost, then rows, then heads: a key's
 // heads sit side by side in the decoder's caches (one contiguous read, where a loop per head
-// jumped from key to key and waited on memory at each: 3x slower at batch 32), and in the
+// jumped from key to key and waited on memory at each, several times slower), and in the
 // position-major self-attention cache the rows of a block read each slab once, in order.
 // Every (row, head) sums in the same order whatever the block, so blocks never change results.
 // Always inlined into the S2S_DISPATCHED entry points below, so that it is compiled for each ISA.

@@ -3,8 +3,8 @@
 // The portable kernel (step_attention.cc) visits keys outermost and, for each key, every row and
 // head: a row's query is reloaded for every key and its output row is read and written back for
 // every key, and each dot product ends in its own horizontal sum. On a small model that kept the
-// step attention at ~30 cycles per 64-entry dot product or update even when the caches sat in L2,
-// a quarter of a beam search (bench/NOTES.md). Here a row's queries for a group of heads stay in
+// step attention slow even when the caches sat in L2, a large share of a beam search
+// (docs/performance.md, "Step attention"). Here a row's queries for a group of heads stay in
 // registers while its keys stream by, and its outputs stay in registers while its values do
 // (32 vector registers hold up to 256 floats of queries or outputs, plus the sums). A row's keys
 // sit in scattered cache slots (the beam's history picks them), so they are prefetched a few keys

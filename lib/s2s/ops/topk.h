@@ -33,7 +33,7 @@ class TopKList {
   // offer(x[i] + add, first + i) for i = 0, 1, ..., n - 1 in that order, with the same result.
   // Once the list is full the sums are compared with its k-th best 16 at a time, and only a block
   // holding one above it is offered entry by entry: most of a vocabulary row never gets in, and
-  // the one-by-one loop was ~5 % of greedy decoding on the base model (bench/NOTES.md).
+  // the one-by-one loop was a visible share of greedy decoding (docs/performance.md, "Top-k").
   void offer_run(const float* x, dim_t n, float add, std::int32_t first);
 
  private:

@@ -1,8 +1,9 @@
-// exp over rows, for the softmax loops (ops::softmax, log_softmax, step_attention). glibc's expf
-// is scalar without -ffast-math, and a scalar exp per entry made the softmax over a 32,000-entry
+// exp over rows, for the softmax loops (ops::softmax, log_softmax, step_attention). glibc's expf is
+// scalar without -ffast-math, and a scalar exp per entry made the softmax over a 32,000-entry
 // vocabulary cost as much as the output matmul; oneDNN's softmax primitive was no faster
-// (bench/NOTES.md). Also the row maximum (max_of) that the same loops and int8's quantization
-// need, for the same reason: GCC leaves it scalar. Private to lib/s2s/ops.
+// (docs/performance.md, "Softmax and exponentials"). Also the row maximum (max_of) that the same
+// loops and int8's quantization need, for the same reason: GCC leaves it scalar. Private to
+// lib/s2s/ops.
 //
 // 8 lanes at a time with GCC/Clang vector extensions (a ymm register with AVX2 or AVX-512, two
 // xmm on baseline x86-64; callers are compiled per ISA, S2S_DISPATCHED in ops/detail.h). 16-lane
@@ -92,7 +93,8 @@ S2S_INLINE double exp_shifted(const float* x, float max, dim_t n, float* y) {
 // The result of `max = std::max(max, x[i])` (of |x[i]| with `absolute`) for i in order from
 // max = start, 32 entries at a time: NaNs are passed over as that loop passes them, and the max
 // of numbers does not depend on the order. GCC leaves that loop scalar (one entry per cycle),
-// with or without `omp simd reduction(max)`: 6 % of a small model's beam search (bench/NOTES.md).
+// with or without `omp simd reduction(max)`, a visible share of a small model's beam search
+// (docs/performance.md, "Softmax and exponentials").
 // std::max(m, v) lane by lane. A function of its own, always inlined: a lambda here was a real
 // call in Debug builds, compiled for the baseline target and so passing the vectors another way
 // than the AVX clone calling it did (garbage maxima under the sanitizer build).

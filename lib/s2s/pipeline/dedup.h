@@ -5,7 +5,7 @@
 // from a seed made of --seed and the line's own source ids (search::sentence_seed), not its
 // position, so a repeat samples the same as its first occurrence. Only the last digits of the
 // scores that nbest and jsonl print can differ from a run without --dedup, as between batch
-// sizes (README, Guarantees): the copy was scored in its first occurrence's batch.
+// sizes (docs/user-guide.md, "Guarantees"): the copy was scored in its first occurrence's batch.
 //
 // Two parts:
 //   DedupCache        finished lines across windows: the line as the translator got it (exactly:

@@ -1,5 +1,5 @@
 // LineReader: input lines from a file descriptor, in windows sized to how fast input arrives
-// (DESIGN.md §1, the I/O contract). A file or a fast pipe fills whole windows, so lines can be
+// (docs/user-guide.md, "Guarantees"). A file or a fast pipe fills whole windows, so lines can be
 // sorted and batched; an interactive writer (a terminal, or a process that writes one line and
 // waits for its answer) gets a window as soon as no more input is waiting, so its answer is not
 // held back until more lines come.

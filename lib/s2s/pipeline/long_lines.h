@@ -1,5 +1,6 @@
-// Lines longer than the model may take (DESIGN.md §1): the token limit and where it comes from,
-// counting tokens of huge texts, and cutting a line into pieces that fit.
+// Lines longer than the model may take (never dropped: docs/user-guide.md, "Guarantees"): the
+// token limit and where it comes from, counting tokens of huge texts, and cutting a line into
+// pieces that fit.
 //
 // split_to_limit: a line is cut at sentence ends (text/segment.h, ICU), then a sentence still
 // too long at whitespace (as many whole words per piece as fit), then a word still too long

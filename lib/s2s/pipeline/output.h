@@ -1,4 +1,5 @@
-// Output records: one input line's Translation as the text `s2s translate` prints (DESIGN.md §1).
+// Output records: one input line's Translation as the text `s2s translate` prints
+// (docs/user-guide.md, "Guarantees": one record per line, in order).
 //
 //   text   the best hypothesis, detokenized; a blank input line gives an empty line.
 //   nbest  Marian's n-best format, one line per hypothesis (all with n_best, else the best):

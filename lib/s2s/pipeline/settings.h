@@ -1,7 +1,7 @@
 // The settings of `translate` and `score`: a table per command of (key, help, target field) that
 // feeds the CLI's flags (app/options.h), --config YAML files, the model's own settings and the
-// library's string options (s2s.h), so that a config key cannot drift from its flag (STYLE.md
-// §3.13).
+// library's string options (s2s.h), so that a config key cannot drift from its flag
+// (docs/architecture.md, "Where each job lives").
 //
 // Precedence, lowest first: the defaults of the structs below (SearchOptions holds
 // marian-decoder's), for translate the model's decoder.yml (only keys that change translations;

@@ -140,7 +140,7 @@ Translator::Translator(std::shared_ptr<const model::Model> model, TranslateOptio
   options_.search.alignment = options_.alignment.on();
   if (options_.alignment.on()) model_->decoder().check_alignment();  // before any input
   // A translation is held to --max-length as its source is (search/options.h); not to a learned
-  // position table, which Marian clamps for targets (model-formats.md §1.2).
+  // position table, which Marian clamps for targets (docs/models.md, "Marian / OPUS-MT").
   if (options_.search.max_length <= 0 || options_.search.max_length > options_.max_length)
     options_.search.max_length = options_.max_length;
   search::check_beam_size(*model_, options_.search);  // before any input

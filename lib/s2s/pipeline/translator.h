@@ -42,8 +42,8 @@ struct TranslateOptions {
   // learned position table lowers it. 256, not Marian's 1000: OPUS-MT models are trained on
   // sentences up to about that length, and decoding cost grows with the square of a sentence's
   // length (up to 3x its tokens of output), so a line of junk over 256 tokens is split at
-  // sentence ends and costs time in proportion to its length (bench/README.md, worst inputs:
-  // 2,000 characters without spaces 19.5 s -> 2.9 s). Normal sentences are far shorter.
+  // sentence ends and costs time in proportion to its length (docs/performance.md, "Junk
+  // lines"). Normal sentences are far shorter.
   dim_t max_length = 256;
   LongLines long_lines = LongLines::split;
   // Multilingual models: a >>xxx<< token put before every line (and every piece of a split

@@ -7,8 +7,9 @@
 //
 //
 // A regular file of at most `most` lines is one window (WindowSchedule::for_input): it is a job
-// whose total time is what counts, and sorting all of it gives the most even batches; the
-// growing first windows cost a 448-line file 8 % of its time with two workers (bench/NOTES.md).
+// whose total time is what counts, and sorting all of it gives the most even batches, where
+// growing first windows cost a short file a visible share of its time (docs/performance.md,
+// "Windows and workers").
 // The rule depends on the file alone, so shards and resumed runs still cut what a whole run cuts.
 //
 // Usage:

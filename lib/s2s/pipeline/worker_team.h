@@ -1,9 +1,7 @@
 // The threads that Translator::translate_each's workers (`--workers N`) run on, kept from one call
-// to the next. A worker's decoder state and logits live per thread (allocated once, not per
-// batch), so a new team of threads for every window of the input
-// allocated and page-faulted all of them in again: --workers 2, beam 4 on 448 sentences (three
-// windows) took 58-65k page faults and 10.0-10.5 s, with a kept team 41k and 9.5-9.7 s
-// (bench/NOTES.md).
+// to the next, so that the threads (and the OpenMP pools under them) are not made again for every
+// window of the input (docs/performance.md, "Windows and workers"). Their buffers are the
+// workspaces the Translator leases to each job (model/workspace.h, search/workspace.h).
 //
 // Usage (the CLI keeps one team for the whole input):
 //   pipeline::WorkerTeam team(workers, threads_per_worker);

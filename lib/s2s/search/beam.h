@@ -1,4 +1,4 @@
-// Batched beam search with marian-decoder's rules (model-formats.md §1.6):
+// Batched beam search with marian-decoder's rules (docs/models.md, "Marian's beam search"):
 //  - step 0 expands only the start state of each sentence;
 //  - every step, each sentence keeps the top B_cur of (its live hypotheses × vocabulary) by
 //    accumulated log-probability, <unk> suppressed unless allowed; ties go to the lower
@@ -9,7 +9,7 @@
 //  - finished hypotheses are ranked by scoring_rules.h; the best (or the n-best list) is returned.
 // Without n-best, a sentence leaves the batch as soon as its best finished hypothesis scores at
 // least what any continuation of its live ones could (best_reachable_score): Marian's result,
-// exactly, in fewer steps (bench/NOTES.md: a third fewer steps with --normalize 0).
+// exactly, in fewer steps (docs/performance.md, "Beam search stops early").
 // Beyond Marian, for rows the caller marks (the pieces of a line too long for the model, never
 // a normal sentence): a hypothesis caught in a loop, whose last kLoopSpan tokens use at most
 // kLoopTokens different tokens, is finished as it is (Hypothesis::cut_in_loop). Junk such as

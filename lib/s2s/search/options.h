@@ -1,5 +1,6 @@
 // SearchOptions: what a user can change per translate call. Defaults are marian-decoder's
-// (model-formats.md §1.6); an OPUS-MT decoder.yml usually sets beam-size 4 or 6 and normalize 1.
+// (docs/models.md, "Marian's beam search"); an OPUS-MT decoder.yml usually sets beam-size 4 or 6
+// and normalize 1.
 #pragma once
 
 #include <cstddef>

@@ -14,7 +14,8 @@
 // never on the batch, its neighbours, threads or workers. The log-probabilities they draw from
 // do depend on the batch in their last bits (a padded batch sums in another order, and matmul
 // kernels are chosen by row count), which changes a draw near a cut now and then; making every
-// row's scores independent of its batch (each line alone) cost 3.3x the time (README --seed). With options.n_best, options.beam_size independent samples
+// row's scores independent of its batch (each line alone) cost several times the time
+// (docs/user-guide.md, "Sampling"). With options.n_best, options.beam_size independent samples
 // per sentence, best first by normalized score; else one. `prefixes`: as beam_search's (a
 // forced step draws nothing, so a sample's draws after the prefix use its stream from the start).
 #pragma once

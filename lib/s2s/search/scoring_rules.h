@@ -1,6 +1,6 @@
-// The rules a search shares with the scorer: how a finished hypothesis is ranked (Marian,
-// model-formats.md §1.6 step 6): (score − word_penalty·L) / L^normalize, L = target tokens
-// including </s>; and how long a hypothesis may grow.
+// The rules a search shares with the scorer: how a finished hypothesis is ranked (Marian;
+// docs/models.md, "Marian's beam search"): (score − word_penalty·L) / L^normalize, L = target
+// tokens including </s>; and how long a hypothesis may grow.
 #pragma once
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Input bytes made safe before anything else sees them (DESIGN.md §1, the I/O contract): every
+// Input bytes made safe before anything else sees them (docs/user-guide.md, "Guarantees"): every
 // maximal invalid UTF-8 subsequence becomes one U+FFFD (the Unicode standard's recommended
 // practice, §3.9 "U+FFFD Substitution of Maximal Subparts"; encoded surrogates ED A0..BF xx are
 // invalid); C0 controls except tab, DEL and C1 controls (NUL, a lone CR, ESC, ...) become a

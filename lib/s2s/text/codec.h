@@ -1,6 +1,7 @@
-// Text <-> ids for one model: the first and last step of translation (DESIGN.md data flow).
+// Text <-> ids for one model: the first and last step of translation (docs/architecture.md,
+// "The path of a line").
 //
-// Encoding (Marian corpus_base.cpp + OPUS-MT preprocessing; model-formats.md §1.7, §2):
+// Encoding (Marian corpus_base.cpp + OPUS-MT preprocessing; docs/models.md, "The source side"):
 //   line -> SentencePiece pieces -> vocabulary ids (unknown piece -> unk id) -> </s> appended.
 //   With a .spm vocabulary the ids are the SentencePiece model's own (its Encode), as in Marian.
 //   Without a SentencePiece model (empty spm path) the line is pre-tokenized: split on spaces,

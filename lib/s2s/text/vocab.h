@@ -1,5 +1,5 @@
 // Vocabulary: piece <-> id for one side of a model, read the way Marian reads it
-// (data/vocab.cpp createVocab chooses by file name; model-formats.md §2):
+// (data/vocab.cpp createVocab chooses by file name; docs/models.md, "Vocabularies"):
 //   *.spm                 a SentencePiece model: its own pieces and ids; eos/unk from the model
 //   *.yml, *.yaml         a YAML mapping piece: id (yaml_vocab.h)
 //   *.json                a JSON object piece: id (Nematus, Hugging Face vocab.json)

@@ -1,10 +1,10 @@
 // Reader for Marian YAML vocabularies (`*.vocab.yml`): a block mapping `piece: id`, written by
 // yaml-cpp (marian-vocab), PyYAML (OPUS-MT scripts/vocab2yaml.py) or by hand (early OPUS-MT).
 // Marian itself reads these files with yaml-cpp (YAML::Load); this parser accepts the same files
-// and gives the same strings, 20-30x faster (30k entries: ~4 ms vs ~80-120 ms), and its errors
-// name the file and line.
+// and gives the same strings, an order of magnitude faster on a 30k-entry vocabulary, and its
+// errors name the file and line.
 //
-// Accepted, one entry per mapping item (model-formats.md §2):
+// Accepted, one entry per mapping item (docs/models.md, "Vocabularies"):
 //   plain keys         </s>: 0            split on the last ": " of the line (a plain key cannot
 //                                         contain ": " in YAML, but hand-written files did)
 //   double-quoted      "\"": 2            escapes \" \\ \/ \  \t \n \r \0 \a \b \e \f \v \N \_ \L \P
