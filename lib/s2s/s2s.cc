@@ -2,7 +2,10 @@
 
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <list>
+#include <mutex>
 #include <optional>
 
 #include "s2s/core/allocator.h"
@@ -77,7 +80,7 @@ Settings as_settings(const TranslationOptions& o) {
 // Translator; the hypotheses kept per line.
 struct Call {
   pipeline::TranslateSettings settings;
-  std::unique_ptr<pipeline::Translator> own;
+  std::shared_ptr<const pipeline::Translator> own;
   const pipeline::Translator* translator = nullptr;
   std::size_t keep = 1;  // hypotheses per line
 };
@@ -129,12 +132,57 @@ LineNotes line_notes(const pipeline::InputNotes& in, std::vector<std::string> wa
   return notes;
 }
 
+// The Translators of the calls whose options differ from the Engine's, the most recent first:
+// a server's clients repeat the same few options, and a Translator costs a sentence splitter and
+// workspaces to make. Calls naming a glossary are not kept (its file may change).
+class TranslatorCache {
+ public:
+  std::shared_ptr<const pipeline::Translator> get(
+      const std::string& key, const std::function<std::shared_ptr<const pipeline::Translator>()>& make);
+
+ private:
+  static constexpr std::size_t kKept = 4;
+  std::mutex mutex_;
+  std::list<std::pair<std::string, std::shared_ptr<const pipeline::Translator>>> kept_;
+};
+
+std::shared_ptr<const pipeline::Translator> TranslatorCache::get(
+    const std::string& key, const std::function<std::shared_ptr<const pipeline::Translator>()>& make) {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    for (auto it = kept_.begin(); it != kept_.end(); ++it)
+      if (it->first == key) {
+        kept_.splice(kept_.begin(), kept_, it);
+        return it->second;
+      }
+  }
+  std::shared_ptr<const pipeline::Translator> made = make();  // outside the lock: it takes a while
+  const std::lock_guard<std::mutex> lock(mutex_);
+  kept_.emplace_front(key, made);
+  if (kept_.size() > kKept) kept_.pop_back();
+  return made;
+}
+
+// What makes a call's settings differ from the Engine's, as text; empty when it is not to be kept.
+std::string cache_key(const Settings& given, const TranslationOptions& options) {
+  std::string key;
+  for (const auto& [name, value] : given) {
+    if (name == "glossary") return {};
+    key += name + '=' + value + '\n';
+  }
+  key += "max_decoding_length=" + std::to_string(options.max_decoding_length.value_or(0)) +
+         "\nnum_hypotheses=" + std::to_string(options.num_hypotheses.value_or(0));
+  return key;
+}
+
 }  // namespace
 
 struct Engine::Impl {
   std::shared_ptr<const model::Model> model;
   pipeline::TranslateSettings settings;
   std::unique_ptr<pipeline::Translator> translator;
+  int threads = 0;  // compute threads of every call, on whichever thread makes it (0: its own count)
+  mutable TranslatorCache translators;
 
   Call call(const TranslationOptions& options) const;
   TranslationResult result(const Call& call, const pipeline::Translation& translation,
@@ -181,7 +229,11 @@ Call Engine::Impl::call(const TranslationOptions& options) const {
     return call;
   }
   pipeline::apply_languages(*model, call.settings);
-  call.own = std::make_unique<pipeline::Translator>(model, pipeline::translator_options(call.settings));
+  const auto make = [&]() -> std::shared_ptr<const pipeline::Translator> {
+    return std::make_shared<pipeline::Translator>(model, pipeline::translator_options(call.settings));
+  };
+  const std::string key = cache_key(given, options);
+  call.own = key.empty() ? make() : translators.get(key, make);
   call.translator = call.own.get();
   return call;
 }
@@ -228,6 +280,7 @@ void Engine::Impl::translate_each(
     const Call& call, const std::vector<std::string>& lines, const TranslationOptions& options,
     std::size_t first_line,
     const std::function<void(std::size_t, TranslationResult)>& done) const {
+  const ThreadCountScope compute_threads(threads);
   const std::vector<std::string> input =
       options.target_prefix.empty() ? lines : with_prefixes(lines, options.target_prefix);
   std::size_t finished = 0;
@@ -255,6 +308,7 @@ Engine::Engine(const std::string& model_folder, const Settings& settings)
   pipeline::TranslateSettings early;
   for (const auto& [key, value] : settings) pipeline::set_option(key, value, early);
   set_num_threads(static_cast<int>(early.threads));
+  impl_->threads = static_cast<int>(early.threads);
   impl_->model = formats::load_model(model_folder, formats::SpmPaths{early.source_spm, early.target_spm},
                                      early.precision);
   pipeline::apply_model_defaults(impl_->model->info(), impl_->settings);
@@ -380,6 +434,7 @@ std::vector<ScoringResult> Engine::score_batch(
     score_options.alignment = *a;
   }
   const text::TextCodec& codec = impl_->model->codec();
+  const ThreadCountScope compute_threads(impl_->threads);
   const std::vector<pipeline::PairScore> scores =
       pipeline::Scorer(impl_->model, score_options).score(pairs, options.cancel);
   if (scores.size() != pairs.size()) throw Cancelled("cancelled: no pair scored");

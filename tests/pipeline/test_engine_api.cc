@@ -1,6 +1,8 @@
 // The public API's per-call options and results as data (s2s/s2s.h): n-best apart from the beam,
 // tokens and token scores, alignment as pairs, words and spans, notes on what was done to a line,
 // streaming in input order, tokens heard as they are chosen, cancellation, and score_batch.
+#include <omp.h>
+
 #include <catch2/catch.hpp>
 #include <atomic>
 #include <numeric>
@@ -305,6 +307,50 @@ TEST_CASE("one Engine translates from two threads at once as from one", "[api]")
     CHECK(greedy_threaded[i].hypotheses.size() == greedy_alone[i].hypotheses.size());
   for (std::size_t i : {0, 2, 3})
     CHECK(greedy_threaded[i].hypotheses[0].text == greedy_alone[i].hypotheses[0].text);
+}
+
+// libgomp gives a thread it has not seen the process's initial count (here CTest's
+// OMP_NUM_THREADS=1), not the count set where the Engine was made: each call sets its own.
+TEST_CASE("a call runs on the Engine's thread count from any thread, and gives it back", "[api]") {
+  const Engine two(aligned_folder(), {{"threads", "2"}});
+  int during = 0, before = 0, after = 0;
+  std::thread caller([&] {
+    before = omp_get_max_threads();
+    two.translate_tokens(kLines[0], [&](const TokenStep&) {
+      during = omp_get_max_threads();
+      return false;
+    });
+    after = omp_get_max_threads();
+  });
+  caller.join();
+  CHECK(during == 2);
+  CHECK(after == before);
+}
+
+TEST_CASE("a call's own options are kept for the next call; a glossary file is read each time", "[api]") {
+  TranslationOptions greedy;
+  greedy.beam_size = 1;
+  TranslationOptions beam;
+  beam.beam_size = 4;
+  const std::vector<TranslationResult> first = aligned_engine().translate_batch(kLines, greedy);
+  const std::vector<TranslationResult> other = aligned_engine().translate_batch(kLines, beam);
+  const std::vector<TranslationResult> again = aligned_engine().translate_batch(kLines, greedy);
+  const Engine greedy_engine(aligned_folder(), {{"threads", "1"}, {"beam-size", "1"}});
+  for (std::size_t i : {0, 2, 3}) {
+    CHECK(again[i].hypotheses[0].text == first[i].hypotheses[0].text);
+    CHECK(again[i].hypotheses[0].score == first[i].hypotheses[0].score);
+    CHECK(first[i].hypotheses[0].text == greedy_engine.translate({kLines[i]})[0]);
+    CHECK(other[i].hypotheses[0].text == aligned_engine().translate({kLines[i]})[0]);
+  }
+  const test::TempDir dir("engine-glossary");
+  TranslationOptions terms;
+  terms.settings = {{"glossary", (dir.dir / "terms.tsv").string()}};
+  dir.write("terms.tsv", "licence\tGenehmigung\n");
+  CHECK_THAT(aligned_engine().translate_batch({kLines[0]}, terms)[0].hypotheses[0].text,
+             Catch::Contains("Genehmigung"));
+  dir.write("terms.tsv", "licence\tErlaubnis\n");
+  CHECK_THAT(aligned_engine().translate_batch({kLines[0]}, terms)[0].hypotheses[0].text,
+             Catch::Contains("Erlaubnis"));
 }
 
 }  // namespace s2s

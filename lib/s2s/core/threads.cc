@@ -10,6 +10,7 @@
 #include <ctime>
 #include <fstream>
 #include <string>
+#include <utility>
 
 namespace s2s {
 namespace {
@@ -96,12 +97,17 @@ void share_cores() {
   t_have_last = true;
 }
 
-OneThreadScope::OneThreadScope(bool on) : saved_(on ? omp_get_max_threads() : 1) {
-  if (saved_ > 1) omp_set_num_threads(1);
+ThreadCountScope::ThreadCountScope(int n) {
+  if (n <= 0 || (n == omp_get_max_threads() && !t_shared)) return;
+  saved_ = omp_get_max_threads();
+  saved_shared_ = std::exchange(t_shared, false);
+  omp_set_num_threads(n);
 }
 
-OneThreadScope::~OneThreadScope() {
-  if (saved_ > 1) omp_set_num_threads(saved_);
+ThreadCountScope::~ThreadCountScope() {
+  if (saved_ == 0) return;
+  omp_set_num_threads(saved_);
+  t_shared = saved_shared_;
 }
 
 }  // namespace s2s

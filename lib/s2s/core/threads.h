@@ -1,5 +1,5 @@
 // The one place that sets how many threads the compute kernels use (oneDNN runs on OpenMP here),
-// and OneThreadScope, through which ops run one call on a single thread.
+// and ThreadCountScope, through which a call runs on a chosen count (an op on a single thread).
 #pragma once
 
 namespace s2s {
@@ -26,19 +26,23 @@ int num_threads();
 // oneDNN would split between threads on one thread).
 void share_cores();
 
-// While alive and `on`, the calling thread's OpenMP count is 1 (that thread's setting only: the
-// --workers threads keep theirs); the count before is restored after. For an op too small for a
-// parallel region (ops/primitive_cache_dnnl.cc) and for products whose sums oneDNN would split
-// between threads, so that their last bits depend on the count (ops/packed_matmul_dnnl.cc).
-class OneThreadScope {
+// While alive, the calling thread's OpenMP count is n when n > 0 (that thread's setting only: the
+// --workers threads keep theirs), and share_cores leaves it alone; the count and mode before are
+// restored after. n <= 0 changes nothing. For an Engine called from a thread of the caller's
+// (libgomp gives a thread it has not seen the process's initial count, not the count set on the
+// thread that made the Engine), for an op too small for a parallel region
+// (ops/primitive_cache_dnnl.cc) and for products whose sums oneDNN would split between threads,
+// so that their last bits depend on the count (ops/packed_matmul_dnnl.cc).
+class ThreadCountScope {
  public:
-  explicit OneThreadScope(bool on);
-  ~OneThreadScope();
-  OneThreadScope(const OneThreadScope&) = delete;
-  OneThreadScope& operator=(const OneThreadScope&) = delete;
+  explicit ThreadCountScope(int n);
+  ~ThreadCountScope();
+  ThreadCountScope(const ThreadCountScope&) = delete;
+  ThreadCountScope& operator=(const ThreadCountScope&) = delete;
 
  private:
-  int saved_;  // the count to restore; 1: nothing was changed
+  int saved_ = 0;        // the count to restore; 0: nothing was changed
+  bool saved_shared_ = false;
 };
 
 }  // namespace s2s

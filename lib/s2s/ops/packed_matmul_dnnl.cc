@@ -476,7 +476,7 @@ void PackedMatmul::operator()(const Tensor& x, Tensor& y, float* row_max) const 
     };
     if (impl.bias) args.emplace(DNNL_ARG_BIAS, impl.bias);
     {
-      const OneThreadScope thread_invariant(count == 1 && n < kSplitSumColumns);
+      const ThreadCountScope thread_invariant(count == 1 && n < kSplitSumColumns ? 1 : 0);
       const Registry::Entry primitive = impl.matmul(impl.fixed_rows ? bucket : 0);
       detail::execute(*primitive, std::move(args));
     }
