@@ -25,6 +25,7 @@
 #include "serve_api.h"
 #include "serve_web.h"
 #include "s2s/core/log.h"
+#include "s2s/core/threads.h"
 
 namespace s2s::app {
 
@@ -95,21 +96,27 @@ std::string address_text(const sockaddr_storage& address, int& port) {
   return text;
 }
 
+// Whether `fd` is the connection between the request's two addresses.
+bool is_request_socket(int fd, const httplib::Request& req) {
+  sockaddr_storage local{}, peer{};
+  socklen_t local_size = sizeof local, peer_size = sizeof peer;
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_size) != 0 ||
+      getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peer_size) != 0)
+    return false;
+  int local_port = -1, peer_port = -1;
+  address_text(local, local_port);
+  return local_port == req.local_port && address_text(peer, peer_port) == req.remote_addr &&
+         peer_port == req.remote_port;
+}
+
+// This thread's previous request's socket first: a kept-alive connection stays on its thread.
 int find_request_socket(const httplib::Request& req) {
+  if (request_socket >= 0 && is_request_socket(request_socket, req)) return request_socket;
   std::error_code error;
   for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd", error)) {
     int fd = -1;
     try { fd = std::stoi(entry.path().filename().string()); } catch (...) { continue; }
-    sockaddr_storage local{}, peer{};
-    socklen_t local_size = sizeof local, peer_size = sizeof peer;
-    if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_size) != 0 ||
-        getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peer_size) != 0)
-      continue;
-    int local_port = -1, peer_port = -1;
-    address_text(local, local_port);
-    if (local_port == req.local_port && address_text(peer, peer_port) == req.remote_addr &&
-        peer_port == req.remote_port)
-      return fd;
+    if (is_request_socket(fd, req)) return fd;
   }
   return -1;
 }
@@ -242,7 +249,9 @@ void set_routes(httplib::Server& server, ServeState& state) {
   server.Get("/health", [&state](const httplib::Request&, httplib::Response& res) {
     const auto [batches, texts] = state.queue->batches_and_texts();
     send_json(res, 200, {{"status", "ok"}, {"queued", state.queue->queued()},
-                         {"batches", batches}, {"texts", texts}, {"cancelled", state.queue->cancelled()}});
+                         {"batches", batches}, {"texts", texts}, {"cancelled", state.queue->cancelled()},
+                         {"workers", state.config->workers},
+                         {"threads_per_worker", std::stoi(state.config->engine_settings.front().second)}});
   });
   add_web_routes(server, state);  // GET / (the page) and GET /v1/models
   server.Get("/openapi.json", [](const httplib::Request&, httplib::Response& res) {
@@ -348,6 +357,9 @@ void serve(const ServeConfig& config) {
     server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
     server.set_payload_max_length(config.max_body);
     server.set_keep_alive_max_count(1000);  // httplib closes a connection after 5 requests otherwise
+    // An answer's header and body are two writes: with Nagle's algorithm the body waits for the
+    // client's delayed acknowledgement of the header (up to 40 ms) on a kept-alive connection.
+    server.set_tcp_nodelay(true);
     server.set_read_timeout(config.request_timeout, 0);
     server.set_write_timeout(config.request_timeout, 0);
     set_routes(server, state);
@@ -370,6 +382,17 @@ void serve(const ServeConfig& config) {
   log::notice("serve: stopped");
 }
 
+// Every core in use: workers x threads = the cores (OMP_NUM_THREADS when set). Given neither, one
+// thread per worker: concurrent requests are translated as one batch per worker, and two batches
+// side by side on one thread each beat one batch on two threads both in throughput and in a lone
+// sentence's latency (docs/server.md, "Load").
+void divide_cores(ServeConfig& config, int threads) {
+  const int cores = std::max(1, num_threads());
+  if (config.workers == 0) config.workers = threads > 0 ? std::max(1, cores / threads) : cores;
+  if (threads == 0) threads = std::max(1, cores / config.workers);
+  config.engine_settings = {{"threads", std::to_string(threads)}};
+}
+
 void set_serve_command(CLI::App& app) {
   auto config = std::make_shared<ServeConfig>();
   auto threads = std::make_shared<int>(0);
@@ -384,8 +407,8 @@ void set_serve_command(CLI::App& app) {
   cmd->add_option("--port-file", config->port_file, "Write the port listened on to FILE")->type_name("FILE");
   cmd->add_option("--api-keys", config->api_keys_file,
                   "File of API keys, one per line: /translate without one of them answers 403")->type_name("FILE");
-  cmd->add_option("--threads", *threads, "Compute threads (0: every core) [default: 0]")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--workers", config->workers, "Engine calls at a time [default: 1]")->check(CLI::Range(1, 64));
+  cmd->add_option("--threads", *threads, "Compute threads of each worker (0: the cores divided among the workers) [default: 0]")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--workers", config->workers, "Engine calls at a time (0: the cores divided by --threads) [default: 0]")->check(CLI::Range(0, 64));
   cmd->add_option("--connections", config->connections, "Connections served at once [default: 64]")->check(CLI::Range(1, 4096));
   cmd->add_option("--batch-wait-ms", *batch_wait_ms, "How long a batch waits for other requests' texts [default: 5]")->check(CLI::Range(0, 10000));
   cmd->add_option("--max-batch", config->queue.max_batch, "Most texts per batch [default: 32]")->check(CLI::Range(1, 4096));
@@ -396,7 +419,7 @@ void set_serve_command(CLI::App& app) {
   cmd->add_option("--req-limit", config->req_limit, "Requests per client (API key, else address) per minute; more answers 429 (0: no limit) [default: 0]")->check(CLI::NonNegativeNumber);
   cmd->add_option("--request-timeout", config->request_timeout, "Seconds to read a request and to translate it [default: 60]")->check(CLI::Range(1, 3600));
   cmd->callback([config, threads, batch_wait_ms]() {
-    config->engine_settings = {{"threads", std::to_string(*threads)}};
+    divide_cores(*config, *threads);
     config->queue.batch_wait = std::chrono::milliseconds(*batch_wait_ms);
     serve(*config);
   });

@@ -21,7 +21,7 @@ struct ServeConfig {
   std::vector<std::string> models;                           // FOLDER or SRC-TGT=FOLDER
   Settings engine_settings;                                  // e.g. {"threads", "2"}
   QueueLimits queue;
-  int workers = 1;              // engine calls at a time
+  int workers = 0;              // engine calls at a time (0: the cores divided by the threads)
   int connections = 64;         // HTTP threads (open connections served at once)
   std::size_t max_body = 1 << 20;  // bytes
   std::size_t max_chars = 20000;   // characters of text per request

@@ -4,7 +4,8 @@
 Starts `s2s serve` on a free port, then for each client count sends the input's sentences as
 one-sentence LibreTranslate requests from that many concurrent clients (each on its own
 keep-alive connection) and reports requests/s, sentences/s, p50/p99 latency, the server's CPU %
-and peak RSS, and the ratio to `s2s translate` of the same sentences as one file. Then the latency
+and peak RSS, and the ratio to `s2s translate` of the same sentences as one file (the faster of
+one worker on every core and one single-thread worker per core). Then the latency
 of a lone short sentence on the idle server. Bounded: at most --sentences requests per client
 count and --time-limit seconds each. Only the Python standard library.
 
@@ -49,7 +50,8 @@ class Server:
         self.dir = tempfile.mkdtemp(prefix="s2s-serve-load-")
         port_file = os.path.join(self.dir, "port")
         command = [args.s2s, "serve", "-m", args.model, "--port", "0", "--port-file", port_file,
-                   "--threads", str(args.threads), "--connections", str(max(args.clients) + 8),
+                   "--threads", str(args.threads), "--workers", str(args.workers),
+                   "--connections", str(max(args.clients) + 8),
                    "--max-queue", "100000", "--log", os.path.join(self.dir, "log")] + args.serve_args
         self.process = subprocess.Popen(command, stderr=subprocess.DEVNULL)
         deadline = time.time() + 60
@@ -138,17 +140,20 @@ def file_throughput(args, sentences):
         f.write("\n".join(sentences) + "\n")
     empty = tempfile.NamedTemporaryFile("w", suffix=".en", delete=False).name
 
-    def run(path):
+    def run(path, parallel):
         start = time.perf_counter()
-        subprocess.run([args.s2s, "translate", "-m", args.model, "--threads", str(args.threads),
-                        "-i", path, "-o", os.devnull], check=True, stderr=subprocess.DEVNULL)
+        subprocess.run([args.s2s, "translate", "-m", args.model, *parallel, "-i", path, "-o", os.devnull],
+                       check=True, stderr=subprocess.DEVNULL)
         return time.perf_counter() - start
 
-    loading = min(run(empty) for _ in range(2))
-    translating = run(f.name) - loading
+    cores = os.cpu_count()
+    rates = {}
+    for parallel in (["--threads", str(cores)], ["--workers", str(cores), "--threads", "1"]):
+        loading = min(run(empty, parallel) for _ in range(2))
+        rates[" ".join(parallel)] = len(sentences) / (run(f.name, parallel) - loading)
     os.unlink(f.name)
     os.unlink(empty)
-    return len(sentences) / translating
+    return max(rates.items(), key=lambda item: item[1])
 
 
 def main():
@@ -159,7 +164,8 @@ def main():
                         help="sentences, one a line (a TSV: its first column)")
     parser.add_argument("--sentences", type=int, default=512, help="most sentences per client count")
     parser.add_argument("--clients", default="1,8,32,128")
-    parser.add_argument("--threads", type=int, default=0, help="compute threads of both (0: every core)")
+    parser.add_argument("--threads", type=int, default=0, help="the server's threads per worker (0: its default)")
+    parser.add_argument("--workers", type=int, default=0, help="the server's workers (0: its default)")
     parser.add_argument("--time-limit", type=float, default=120, help="seconds per client count")
     parser.add_argument("--idle-requests", type=int, default=50)
     parser.add_argument("--serve-args", default="", help="more flags for s2s serve")
@@ -170,7 +176,7 @@ def main():
     if not sentences:
         sys.exit(f"{args.input}: no sentences")
 
-    file_rate = file_throughput(args, sentences)
+    file_flags, file_rate = file_throughput(args, sentences)
     server = Server(args)
     try:
         connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
@@ -183,9 +189,9 @@ def main():
     finally:
         server.stop()
 
-    print(f"{len(sentences)} sentences of {args.input}; model {args.model}; --threads {args.threads}; "
-          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    print(f"s2s translate, one file: {file_rate:.1f} sentences/s\n")
+    print(f"{len(sentences)} sentences of {args.input}; model {args.model}; server --threads {args.threads} "
+          f"--workers {args.workers}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"s2s translate, one file ({file_flags}): {file_rate:.1f} sentences/s\n")
     print("| clients | requests | failed | requests/s = sentences/s | p50 ms | p99 ms | server CPU % | vs file |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:

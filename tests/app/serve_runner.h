@@ -4,6 +4,7 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -22,7 +23,9 @@ class ServerProcess {
  public:
   explicit ServerProcess(std::vector<std::string> args) : dir_(temp_dir("serve")) {
     std::vector<std::string> argv = {S2S_BINARY, "serve", "--port", "0", "--port-file",
-                                     (dir_ / "port").string(), "--threads", "1"};
+                                     (dir_ / "port").string()};
+    if (std::find(args.begin(), args.end(), "--threads") == args.end())
+      argv.insert(argv.end(), {"--threads", "1"});
     argv.insert(argv.end(), args.begin(), args.end());
     child_ = std::make_unique<ChildProcess>(argv);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);

@@ -284,3 +284,23 @@ TEST_CASE("serve: a model folder without a language pair is a usage error", "[se
   CHECK(run.err.find("no language pair in the folder's metadata") != std::string::npos);
   CHECK(run.err.find("give it as -m SRC-TGT=") != std::string::npos);
 }
+
+// Given neither, one single-thread worker per core (OMP_NUM_THREADS when set); given one, the
+// cores divided by it.
+TEST_CASE("serve: the cores divided into workers and threads", "[serve]") {
+  const char* before = std::getenv("OMP_NUM_THREADS");
+  const std::string saved = before ? before : "";
+  setenv("OMP_NUM_THREADS", "4", 1);
+  const auto layout = [](std::vector<std::string> args) {
+    args.insert(args.begin(), {"-m", shipped_model()});
+    const ServerProcess server(args);
+    const json health = json_of(server.client().Get("/health"));
+    return std::pair{health["workers"].get<int>(), health["threads_per_worker"].get<int>()};
+  };
+  CHECK(layout({"--threads", "0"}) == std::pair{4, 1});
+  CHECK(layout({"--threads", "2"}) == std::pair{2, 2});
+  CHECK(layout({"--threads", "0", "--workers", "1"}) == std::pair{1, 4});
+  CHECK(layout({"--workers", "3"}) == std::pair{3, 1});  // the tests' --threads 1
+  if (before) setenv("OMP_NUM_THREADS", saved.c_str(), 1);
+  else unsetenv("OMP_NUM_THREADS");
+}
