@@ -327,7 +327,7 @@ TEST_CASE("a call runs on the Engine's thread count from any thread, and gives i
   CHECK(after == before);
 }
 
-TEST_CASE("a call's own options are kept for the next call; a glossary file is read each time", "[api]") {
+TEST_CASE("a call's own options are kept for the next call, and a glossary file is read each time", "[api]") {
   TranslationOptions greedy;
   greedy.beam_size = 1;
   TranslationOptions beam;
