@@ -4,28 +4,29 @@
 #include <arpa/inet.h>
 #include <httplib.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <sys/socket.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
-#include <cerrno>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <set>
 #include <optional>
 #include <regex>
+#include <set>
 #include <thread>
 
 #include "commands.h"
 #include "interrupt.h"
+#include "s2s/core/log.h"
 #include "serve.h"
 #include "serve_api.h"
 #include "serve_web.h"
-#include "s2s/core/log.h"
-#include "s2s/core/threads.h"
 
 namespace s2s::app {
 
@@ -248,10 +249,14 @@ void set_routes(httplib::Server& server, ServeState& state) {
   });
   server.Get("/health", [&state](const httplib::Request&, httplib::Response& res) {
     const auto [batches, texts] = state.queue->batches_and_texts();
-    send_json(res, 200, {{"status", "ok"}, {"queued", state.queue->queued()},
-                         {"batches", batches}, {"texts", texts}, {"cancelled", state.queue->cancelled()},
-                         {"workers", state.config->workers},
-                         {"threads_per_worker", std::stoi(state.config->engine_settings.front().second)}});
+    send_json(res, 200,
+              {{"status", "ok"},
+               {"queued", state.queue->queued()},
+               {"batches", batches},
+               {"texts", texts},
+               {"cancelled", state.queue->cancelled()},
+               {"workers", state.config->workers},
+               {"threads_per_worker", std::stoi(state.config->engine_settings.front().second)}});
   });
   add_web_routes(server, state);  // GET / (the page) and GET /v1/models
   server.Get("/openapi.json", [](const httplib::Request&, httplib::Response& res) {
@@ -386,8 +391,19 @@ void serve(const ServeConfig& config) {
 // thread per worker: concurrent requests are translated as one batch per worker, and two batches
 // side by side on one thread each beat one batch on two threads both in throughput and in a lone
 // sentence's latency (docs/server.md, "Load").
+// The cores to divide: OMP_NUM_THREADS when set (the engine's count too), else those this process
+// may run on (a cgroup's or Slurm's CPU set, not the machine's).
+int usable_cores() {
+  if (const char* env = std::getenv("OMP_NUM_THREADS"); env != nullptr && std::atoi(env) > 0)
+    return std::atoi(env);
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 void divide_cores(ServeConfig& config, int threads) {
-  const int cores = std::max(1, num_threads());
+  const int cores = usable_cores();
   if (config.workers == 0) config.workers = threads > 0 ? std::max(1, cores / threads) : cores;
   if (threads == 0) threads = std::max(1, cores / config.workers);
   config.engine_settings = {{"threads", std::to_string(threads)}};
@@ -407,8 +423,13 @@ void set_serve_command(CLI::App& app) {
   cmd->add_option("--port-file", config->port_file, "Write the port listened on to FILE")->type_name("FILE");
   cmd->add_option("--api-keys", config->api_keys_file,
                   "File of API keys, one per line: /translate without one of them answers 403")->type_name("FILE");
-  cmd->add_option("--threads", *threads, "Compute threads of each worker (0: the cores divided among the workers) [default: 0]")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--workers", config->workers, "Engine calls at a time (0: the cores divided by --threads) [default: 0]")->check(CLI::Range(0, 64));
+  cmd->add_option(
+         "--threads", *threads,
+         "Compute threads of each worker (0: the cores divided among the workers) [default: 0]")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--workers", config->workers,
+                  "Engine calls at a time (0: the cores divided by --threads) [default: 0]")
+      ->check(CLI::Range(0, 64));
   cmd->add_option("--connections", config->connections, "Connections served at once [default: 64]")->check(CLI::Range(1, 4096));
   cmd->add_option("--batch-wait-ms", *batch_wait_ms, "How long a batch waits for other requests' texts [default: 5]")->check(CLI::Range(0, 10000));
   cmd->add_option("--max-batch", config->queue.max_batch, "Most texts per batch [default: 32]")->check(CLI::Range(1, 4096));

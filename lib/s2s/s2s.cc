@@ -138,7 +138,8 @@ LineNotes line_notes(const pipeline::InputNotes& in, std::vector<std::string> wa
 class TranslatorCache {
  public:
   std::shared_ptr<const pipeline::Translator> get(
-      const std::string& key, const std::function<std::shared_ptr<const pipeline::Translator>()>& make);
+      const std::string& key,
+      const std::function<std::shared_ptr<const pipeline::Translator>()>& make);
 
  private:
   static constexpr std::size_t kKept = 4;
@@ -147,7 +148,8 @@ class TranslatorCache {
 };
 
 std::shared_ptr<const pipeline::Translator> TranslatorCache::get(
-    const std::string& key, const std::function<std::shared_ptr<const pipeline::Translator>()>& make) {
+    const std::string& key,
+    const std::function<std::shared_ptr<const pipeline::Translator>()>& make) {
   {
     const std::lock_guard<std::mutex> lock(mutex_);
     for (auto it = kept_.begin(); it != kept_.end(); ++it)
@@ -181,7 +183,8 @@ struct Engine::Impl {
   std::shared_ptr<const model::Model> model;
   pipeline::TranslateSettings settings;
   std::unique_ptr<pipeline::Translator> translator;
-  int threads = 0;  // compute threads of every call, on whichever thread makes it (0: its own count)
+  int threads =
+      0;  // compute threads of every call, on whichever thread makes it (0: its own count)
   mutable TranslatorCache translators;
 
   Call call(const TranslationOptions& options) const;
@@ -230,7 +233,8 @@ Call Engine::Impl::call(const TranslationOptions& options) const {
   }
   pipeline::apply_languages(*model, call.settings);
   const auto make = [&]() -> std::shared_ptr<const pipeline::Translator> {
-    return std::make_shared<pipeline::Translator>(model, pipeline::translator_options(call.settings));
+    return std::make_shared<pipeline::Translator>(model,
+                                                  pipeline::translator_options(call.settings));
   };
   const std::string key = cache_key(given, options);
   call.own = key.empty() ? make() : translators.get(key, make);

@@ -301,6 +301,8 @@ TEST_CASE("serve: the cores divided into workers and threads", "[serve]") {
   CHECK(layout({"--threads", "2"}) == std::pair{2, 2});
   CHECK(layout({"--threads", "0", "--workers", "1"}) == std::pair{1, 4});
   CHECK(layout({"--workers", "3"}) == std::pair{3, 1});  // the tests' --threads 1
-  if (before) setenv("OMP_NUM_THREADS", saved.c_str(), 1);
-  else unsetenv("OMP_NUM_THREADS");
+  if (before)
+    setenv("OMP_NUM_THREADS", saved.c_str(), 1);
+  else
+    unsetenv("OMP_NUM_THREADS");
 }

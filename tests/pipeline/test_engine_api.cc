@@ -3,11 +3,11 @@
 // streaming in input order, tokens heard as they are chosen, cancellation, and score_batch.
 #include <omp.h>
 
-#include <catch2/catch.hpp>
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <numeric>
-#include <thread>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "s2s/s2s.h"
@@ -327,7 +327,8 @@ TEST_CASE("a call runs on the Engine's thread count from any thread, and gives i
   CHECK(after == before);
 }
 
-TEST_CASE("a call's own options are kept for the next call, and a glossary file is read each time", "[api]") {
+TEST_CASE("a call's own options are kept for the next call, and a glossary file is read each time",
+          "[api]") {
   TranslationOptions greedy;
   greedy.beam_size = 1;
   TranslationOptions beam;

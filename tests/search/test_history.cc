@@ -104,18 +104,4 @@ TEST_CASE("sampling refuses terminology constraints", "[search]") {
   CHECK_THROWS_AS(search::sample_search(*model, encoded, request), UsageError);
 }
 
-TEST_CASE("WorkspacePool: a workspace given back is taken again", "[search]") {
-  search::WorkspacePool pool;
-  search::SearchWorkspace* first = nullptr;
-  {
-    const search::WorkspacePool::Lease lease = pool.take();
-    first = &*lease;
-    const search::WorkspacePool::Lease second = pool.take();  // the first is in use
-    CHECK(&*second != first);
-  }
-  const search::WorkspacePool::Lease again = pool.take();
-  const search::WorkspacePool::Lease other = pool.take();
-  CHECK((&*again == first || &*other == first));
-}
-
 }  // namespace s2s

@@ -41,7 +41,7 @@ class ThreadCountScope {
   ThreadCountScope& operator=(const ThreadCountScope&) = delete;
 
  private:
-  int saved_ = 0;        // the count to restore; 0: nothing was changed
+  int saved_ = 0;  // the count to restore; 0: nothing was changed
   bool saved_shared_ = false;
 };
 

@@ -5,10 +5,7 @@
 // one. Step-by-step decoding keeps its own temporaries in its DecoderState.
 #pragma once
 
-#include <memory>
-#include <mutex>
-#include <vector>
-
+#include "s2s/core/pool.h"
 #include "s2s/model/layer_scratch.h"
 
 namespace s2s::model {
@@ -25,47 +22,7 @@ struct Workspace {
   Tensor logits, chunk_log_probs;      // a few rows at a time (target_log_probs)
 };
 
-// Workspaces for whoever runs a model: lease() hands out a free one (a new one when all are in
-// use) and takes it back when the lease ends. As many exist as jobs ever ran at once.
-class WorkspacePool {
- public:
-  class Lease {
-   public:
-    Lease(WorkspacePool& pool, std::unique_ptr<Workspace> workspace)
-        : pool_(&pool), workspace_(std::move(workspace)) {}
-    Lease(Lease&&) = default;
-    Lease& operator=(Lease&&) = delete;
-    ~Lease() {
-      if (workspace_) pool_->give_back(std::move(workspace_));
-    }
-    Workspace& operator*() const { return *workspace_; }
-    Workspace* operator->() const { return workspace_.get(); }
-
-   private:
-    WorkspacePool* pool_;
-    std::unique_ptr<Workspace> workspace_;
-  };
-
-  Lease lease() {
-    std::unique_ptr<Workspace> free;
-    {
-      const std::lock_guard<std::mutex> lock(mutex_);
-      if (!free_.empty()) {
-        free = std::move(free_.back());
-        free_.pop_back();
-      }
-    }
-    return Lease(*this, free ? std::move(free) : std::make_unique<Workspace>());
-  }
-
- private:
-  void give_back(std::unique_ptr<Workspace> workspace) {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    free_.push_back(std::move(workspace));
-  }
-
-  std::mutex mutex_;
-  std::vector<std::unique_ptr<Workspace>> free_;
-};
+// A worker's workspace, taken for a job and given back after (core/pool.h).
+using WorkspacePool = Pool<Workspace>;
 
 }  // namespace s2s::model

@@ -78,7 +78,8 @@ void execute(const Primitive& p, std::unordered_map<int, dnnl::memory> args, dim
     if (buffer.nbytes() < bytes) buffer.resize({static_cast<dim_t>(bytes)}, DataType::u8);
     args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(p.scratchpad, backend::engine(), buffer.raw()));
   }
-  const ThreadCountScope serial(elements < kParallelElements ? 1 : 0);  // too small for a parallel region
+  const ThreadCountScope serial(
+      elements < kParallelElements ? 1 : 0);  // too small for a parallel region
   p.primitive.execute(backend::stream(), args);
   backend::stream().wait();
 }

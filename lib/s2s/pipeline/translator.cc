@@ -1000,7 +1000,7 @@ void Translator::translate_each(const std::vector<std::string>& lines, const Lin
                 {options_.batch_size, options_.batch_tokens}, batches);
   const JobRunner runner(*model_, options_, glossary_ != nullptr, can_align_, units, assembly, stop);
   const auto run = [&](const Job& job) {
-    const search::WorkspacePool::Lease workspace = workspaces_->take();
+    const search::WorkspacePool::Lease workspace = workspaces_->lease();
     runner.run(job, *workspace);
   };
   if (workers == 1) {

@@ -6,11 +6,10 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
-#include <mutex>
 #include <utility>
 #include <vector>
 
+#include "s2s/core/pool.h"
 #include "s2s/core/tensor.h"
 #include "s2s/model/decoder.h"
 
@@ -38,34 +37,8 @@ struct SearchWorkspace {
 void prepare_row_scratch(SearchWorkspace& workspace);
 RowScratch& row_scratch(SearchWorkspace& workspace);
 
-// Workspaces kept for reuse by the searches of one owner (a Translator): a worker takes one for a
-// job and gives it back after, so that there are as many as searches ever ran at once, each
-// keeping its buffers from one job to the next. Thread-safe.
-class WorkspacePool {
- public:
-  // A workspace taken from the pool, given back when the lease ends.
-  class Lease {
-   public:
-    Lease(WorkspacePool& pool, std::unique_ptr<SearchWorkspace> workspace)
-        : pool_(pool), workspace_(std::move(workspace)) {}
-    ~Lease() { pool_.give_back(std::move(workspace_)); }
-    Lease(const Lease&) = delete;
-    Lease& operator=(const Lease&) = delete;
-    SearchWorkspace& operator*() const { return *workspace_; }
-
-   private:
-    WorkspacePool& pool_;
-    std::unique_ptr<SearchWorkspace> workspace_;
-  };
-
-  // A free workspace, or a new one when all are taken.
-  Lease take();
-
- private:
-  void give_back(std::unique_ptr<SearchWorkspace> workspace);
-
-  std::mutex mutex_;
-  std::vector<std::unique_ptr<SearchWorkspace>> free_;
-};
+// The workspaces of one owner's searches (a Translator's): a worker takes one for a job and gives
+// it back after (core/pool.h).
+using WorkspacePool = Pool<SearchWorkspace>;
 
 }  // namespace s2s::search
