@@ -40,7 +40,7 @@ Decoder::Decoder(layers::WeightStore& weights, const ModelConfig& config, Tensor
   if (config.output_bias) bias = weights.take("decoder/output/bias", {config.target_vocab_size});
   if (config.tied_output)
     output_ = layers::Linear(embedding_.table().view(), ops::WeightLayout::out_in,
-                             config.output_bias ? &bias : nullptr, weights.linear_precision());
+                             config.output_bias ? &bias : nullptr, weights.linear_packing());
   else
     output_ = layers::Linear(weights, "decoder/output", d, config.target_vocab_size,
                              config.output_bias);
