@@ -60,10 +60,12 @@ ServedModel parse_model_spec(const std::string& spec) {
   static const std::regex pair_given(R"(^([A-Za-z_]{2,8})-([A-Za-z_]{2,8})=(.+)$)");
   static const std::regex pair_in_name(R"((?:^|[-_/])([a-z]{2,3})-([a-z]{2,3})/*$)");
   std::smatch match;
-  if (std::regex_match(spec, match, pair_given)) return {match[1], match[2], match[3], nullptr};
+  if (std::regex_match(spec, match, pair_given))
+    return {match[1], match[2], match[3], nullptr, "", ""};
   const auto [source, target] = pair_in_metadata(spec);
-  if (!source.empty()) return {source, target, spec, nullptr};
-  if (std::regex_search(spec, match, pair_in_name)) return {match[1], match[2], spec, nullptr};
+  if (!source.empty()) return {source, target, spec, nullptr, "", ""};
+  if (std::regex_search(spec, match, pair_in_name))
+    return {match[1], match[2], spec, nullptr, "", ""};
   throw UsageError("-m " + spec + ": no language pair in the folder's metadata (tokenizer_config.json "
                    "source_lang/target_lang, README.md source/target language lines) or name; give "
                    "it as -m SRC-TGT=" + spec + " (an NLLB-200/M2M-100 folder: one -m per pair)");
@@ -301,25 +303,44 @@ std::set<std::string> read_api_keys(const std::string& path) {
 }
 
 // A multilingual folder (NLLB-200, M2M-100) refuses to load without its languages: it gets the
-// pair's (one engine per -m pair).
-std::unique_ptr<Engine> load_engine(const ServedModel& model, Settings settings) {
+// first pair's, and every pair of it gives its own with each call.
+std::shared_ptr<const Engine> load_engine(ServedModel& model, Settings settings) {
   try {
-    return std::make_unique<Engine>(model.folder, settings);
+    return std::make_shared<const Engine>(model.folder, settings);
   } catch (const UsageError& e) {
     if (std::string(e.what()).find("give --source-lang") == std::string::npos) throw;
   }
   settings.insert(settings.end(), {{"source-lang", model.source}, {"target-lang", model.target}});
-  return std::make_unique<Engine>(model.folder, settings);
+  model.source_lang = model.source;
+  model.target_lang = model.target;
+  return std::make_shared<const Engine>(model.folder, settings);
 }
 
+// Each folder loaded once: pairs of the same folder share its engine.
 std::vector<ServedModel> load_models(const ServeConfig& config) {
   std::vector<ServedModel> models;
   for (const std::string& spec : config.models) {
     ServedModel model = parse_model_spec(spec);
-    for (const ServedModel& other : models)
+    const ServedModel* same_folder = nullptr;
+    for (const ServedModel& other : models) {
       if (other.source == model.source && other.target == model.target)
         throw UsageError("-m " + spec + ": " + model.source + "-" + model.target + " is served twice");
-    model.engine = load_engine(model, config.engine_settings);
+      if (other.folder == model.folder && same_folder == nullptr) same_folder = &other;
+    }
+    if (same_folder == nullptr) {
+      model.engine = load_engine(model, config.engine_settings);
+    } else if (!same_folder->source_lang.empty()) {
+      model.engine = same_folder->engine;
+      model.source_lang = model.source;
+      model.target_lang = model.target;
+      log::notice("serve: " + model.source + "-" + model.target + " shares the model of " +
+                  same_folder->source + "-" + same_folder->target);
+    } else {
+      throw UsageError("-m " + spec + ": " + model.folder + " is served as " + same_folder->source +
+                       "-" + same_folder->target +
+                       " already; only an NLLB-200 or M2M-100 folder "
+                       "serves several pairs");
+    }
     models.push_back(std::move(model));
   }
   return models;

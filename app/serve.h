@@ -32,10 +32,12 @@ struct ServeConfig {
   std::string port_file;           // written with the port once listening (for port 0)
 };
 
-// A served language pair.
+// A served language pair. Pairs of one multilingual folder (NLLB-200, M2M-100) share its engine
+// and give their languages with each call.
 struct ServedModel {
   std::string source, target, folder;
-  std::unique_ptr<Engine> engine;
+  std::shared_ptr<const Engine> engine;
+  std::string source_lang, target_lang;  // a multilingual engine's pair, given with each call
 };
 
 // "en-de=FOLDER" or a FOLDER whose name ends in "SRC-TGT" (opus-mt-en-de): the pair and folder.

@@ -47,6 +47,16 @@ const ServedModel& model_for(const ServeState& state, const std::string& source,
                            language_label(source));
 }
 
+// A multilingual engine's pair goes with each call (its pairs share one engine), and its
+// requests batch only with the same pair's.
+void add_languages(const ServedModel& model, TranslationOptions& options) {
+  if (model.source_lang.empty()) return;
+  options.settings.push_back({"source-lang", model.source_lang});
+  options.settings.push_back({"target-lang", model.target_lang});
+}
+
+std::string pair_group(const ServedModel& model) { return model.source + "-" + model.target + ":"; }
+
 std::string required_string(const json& fields, const char* name) {
   if (!fields.contains(name) || fields[name].is_null())
     throw HttpError(400, std::string("Invalid request: missing ") + name + " parameter");
@@ -269,13 +279,15 @@ json libretranslate(const ServeState& state, const json& fields) {
   const ServedModel& model = model_for(state, source, target);
   const bool batch = fields["q"].is_array();
   TranslationOptions options;
+  add_languages(model, options);
   options.html = format == "html";
   if (alternatives > 0) {
     options.num_hypotheses = alternatives + 1;
     options.beam_size = alternatives + 1;
   }
-  const auto results = translate_queued(state, *model.engine, std::move(lines), options,
-                                        "lt:" + format + ":" + std::to_string(alternatives));
+  const auto results =
+      translate_queued(state, *model.engine, std::move(lines), options,
+                       pair_group(model) + "lt:" + format + ":" + std::to_string(alternatives));
   json texts = json::array(), others = json::array();
   for (const TranslationResult& result : results) {
     texts.push_back(result.hypotheses.empty() ? "" : result.hypotheses.front().text);
@@ -309,12 +321,14 @@ json native_translate(const ServeState& state, const json& body) {
   const std::string target = body.contains("target") ? required_string(body, "target") : state.models->front().target;
   const ServedModel& model = model_for(state, source, target);
   TranslationOptions options = native_options(body, lines.size());
+  add_languages(model, options);
   const RequestGlossary glossary(body);  // its file lives until the translation is done
   if (!glossary.path().empty()) options.settings.push_back({"glossary", glossary.path()});
   json group = body;
   group.erase("text");
   group.erase("target_prefix");
-  const auto results = translate_queued(state, *model.engine, lines, options, "v1:" + group.dump());
+  const auto results = translate_queued(state, *model.engine, lines, options,
+                                        pair_group(model) + "v1:" + group.dump());
   json out = json::array();
   for (const TranslationResult& result : results) {
     json hypotheses = json::array();
@@ -337,6 +351,8 @@ json native_score(const ServeState& state, const json& body) {
   std::vector<std::pair<std::string, std::string>> pairs;
   for (std::size_t i = 0; i < sources.size(); ++i) pairs.emplace_back(sources[i], targets[i]);
   ScoringOptions options;
+  options.source_lang = model.source_lang;
+  options.target_lang = model.target_lang;
   take(body, "length_penalty", options.length_penalty);
   take(body, "alignment", options.alignment);
   json out = json::array();

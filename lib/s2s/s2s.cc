@@ -426,9 +426,15 @@ std::vector<ScoringResult> Engine::score_batch(
     const std::vector<std::pair<std::string, std::string>>& pairs,
     const ScoringOptions& options) const {
   pipeline::ScoreOptions score_options;
-  // NLLB-200 / M2M-100: the engine's languages, placed as translation places them.
-  score_options.source_label = impl_->settings.translate.target_label;
-  score_options.target_start = impl_->settings.translate.target_start;
+  // NLLB-200 / M2M-100: the call's languages or the engine's, placed as translation places them.
+  pipeline::TranslateSettings languages = impl_->settings;
+  if (!options.source_lang.empty() || !options.target_lang.empty()) {
+    if (!options.source_lang.empty()) languages.source_lang = options.source_lang;
+    if (!options.target_lang.empty()) languages.target_lang = options.target_lang;
+    pipeline::apply_languages(*impl_->model, languages);
+  }
+  score_options.source_label = languages.translate.target_label;
+  score_options.target_start = languages.translate.target_start;
   score_options.normalize = options.length_penalty.value_or(impl_->settings.translate.search.normalize);
   score_options.batch_size = impl_->settings.translate.batch_size;
   score_options.batch_tokens = impl_->settings.translate.batch_tokens;

@@ -162,6 +162,9 @@ struct ScoredPair {
 struct ScoringOptions {
   std::optional<float> length_penalty;    // normalized_score = score / tokens^this
   std::optional<std::string> alignment;   // as TranslationOptions::alignment (teacher-forced)
+  // NLLB-200 / M2M-100: this call's pair, as the "source-lang" / "target-lang" settings take them
+  // (empty: the Engine's), placed as translation places them.
+  std::string source_lang, target_lang;
   const std::atomic<bool>* cancel = nullptr;  // checked between batches; Cancelled
 };
 

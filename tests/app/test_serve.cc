@@ -278,6 +278,46 @@ TEST_CASE("serve: the language pair from the folder's metadata, NLLB-200 given a
   CHECK(json_of(answer)["translatedText"] == (nllb_cli.empty() ? "" : nllb_cli[0]));
 }
 
+TEST_CASE(
+    "serve: the pairs of one NLLB-200 folder share its model, each translated and scored as its "
+    "pair",
+    "[serve]") {
+  const std::string nllb = std::string(S2S_TEST_DATA) + "/models/hf-nllb-tied";
+  ServerProcess server({"-m", "en-es=" + nllb, "-m", "en-fr=" + nllb, "-m", "de-fr=" + nllb});
+  for (const auto& [source, target] : {std::pair{"en", "es"}, {"en", "fr"}, {"de", "fr"}}) {
+    INFO(source << "-" << target);
+    const std::string languages =
+        std::string(" --source-lang ") + source + " --target-lang " + target;
+    const auto translations =
+        cli_lines("translate -m '" + nllb + "'" + languages, "Hello world.\nGood morning.\n");
+    auto answer = server.post(
+        "/translate",
+        {{"q", {"Hello world.", "Good morning."}}, {"source", source}, {"target", target}});
+    REQUIRE(answer);
+    CHECK(json_of(answer)["translatedText"] == json(translations));
+    const auto scores =
+        cli_lines("score -m '" + nllb + "'" + languages, "Hello world.\tHola mundo.\n");
+    auto scored = server.post("/v1/score", {{"source", {"Hello world."}},
+                                            {"target", {"Hola mundo."}},
+                                            {"source_lang", source},
+                                            {"target_lang", target}});
+    REQUIRE(scored);
+    REQUIRE(scores.size() == 1);
+    CHECK(json_of(scored)["results"][0]["score"].get<double>() ==
+          Approx(std::stod(scores[0])).epsilon(1e-5));
+  }
+  CHECK(server.process().err().find("en-fr shares the model of en-es") != std::string::npos);
+  CHECK(server.process().err().find("de-fr shares the model of en-es") != std::string::npos);
+}
+
+TEST_CASE("serve: one bilingual folder as two pairs is a usage error", "[serve]") {
+  const auto run = s2s::test::run_s2s("serve -m en-de='" + fixture_model + "' -m en-fr='" +
+                                      fixture_model + "' --port 0");
+  CHECK(run.exit_code == 2);
+  CHECK(run.err.find("only an NLLB-200 or M2M-100 folder serves several pairs") !=
+        std::string::npos);
+}
+
 TEST_CASE("serve: a model folder without a language pair is a usage error", "[serve]") {
   const auto run = s2s::test::run_s2s("serve -m '" + fixture_model + "' --port 0");
   CHECK(run.exit_code == 2);
