@@ -6,8 +6,9 @@
 # - valgrind memcheck: one translate and one score with the Release binary of build/ (the code as
 #   shipped, -O3, which the sanitizer build does not see).
 # - ThreadSanitizer: the code that starts threads of its own: the corpus workers (--workers 2 on
-#   a shared model) and threaded translation inside a worker's window. A third build directory,
-#   the CLI only. `s2s serve` is not run here yet (.ci/tsan_serve.sh, docs/ci.md says why).
+#   a shared model), threaded translation inside a worker's window, and the server's request
+#   queue and engine workers (`s2s serve`, concurrent requests). A third build directory, the CLI
+#   only.
 # Needs: the packages .ci/run installs (valgrind, python3). docs/ci.md lists the stages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -87,4 +88,8 @@ for m in tests/data/models/marian-postnorm-swish-tiedall "$model"; do
   [ "$expected" = "$actual" ] || { echo "TSan build: --workers 2 changed the output ($m)"; exit 1; }
 done
 step "TSan corpus workers"
+# The server: clients send requests at once, the queue groups them into batches for two engine
+# workers; each answer must equal the CLI's translation of its text.
+bash .ci/tsan_serve.sh ./build-tsan/s2s ./build/s2s tests/data/models/marian-postnorm-swish-tiedall
+step "TSan server"
 echo "sanitizers: ASan/UBSan suite, valgrind runs and the ThreadSanitizer runs passed"
