@@ -33,6 +33,18 @@ std::vector<std::string> cli_lines(const std::string& args, const std::string& i
   return lines;
 }
 
+// A plain TCP connection to the server (to send part of a request, or to go away mid-request).
+int connect_raw(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+  return fd;
+}
+
 }  // namespace
 
 TEST_CASE("serve: LibreTranslate's /translate with a string, a list, form fields, html and alternatives", "[serve]") {
@@ -196,12 +208,7 @@ TEST_CASE("serve: a client that disconnects cancels its texts", "[serve]") {
   const std::string body = R"({"q":"Hello world.","source":"en","target":"de"})";
   const std::string request = "POST /translate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                               "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<uint16_t>(server.port()));
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+  const int fd = connect_raw(server.port());
   REQUIRE(send(fd, request.data(), request.size(), 0) == static_cast<ssize_t>(request.size()));
   for (int i = 0; i < 100 && json_of(server.client().Get("/health"))["queued"] != 1; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -217,6 +224,39 @@ TEST_CASE("serve: a client that disconnects cancels its texts", "[serve]") {
   CHECK(health["queued"] == 0);
   CHECK(health["texts"] == 0);  // never translated
   CHECK(server.post("/translate", json::parse(body))->status == 200);
+}
+
+TEST_CASE(
+    "serve: a slow client holds only its own connection and is dropped after --request-timeout",
+    "[serve]") {
+  ServerProcess server({"-m", shipped_model(), "--request-timeout", "1"});
+  // Headers and 10 of the 100 body bytes it announces, then nothing.
+  const std::string stalled =
+      "POST /translate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+      "Content-Length: 100\r\n\r\n{\"q\":\"Hel";
+  const int fd = connect_raw(server.port());
+  REQUIRE(send(fd, stalled.data(), stalled.size(), 0) == static_cast<ssize_t>(stalled.size()));
+  const auto sent = std::chrono::steady_clock::now();
+  // Everyone else is served meanwhile.
+  auto answer =
+      server.post("/translate", {{"q", "Hello world."}, {"source", "en"}, {"target", "de"}});
+  REQUIRE(answer);
+  CHECK(answer->status == 200);
+  // The stalled connection is closed by the server once its read times out (never answered 200).
+  timeval wait{10, 0};
+  REQUIRE(setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait) == 0);
+  std::string received;
+  char buffer[512];
+  for (ssize_t n; (n = recv(fd, buffer, sizeof buffer, 0)) > 0;)
+    received.append(buffer, static_cast<std::size_t>(n));
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
+  close(fd);
+  CHECK(received.find(" 200 ") == std::string::npos);
+  CHECK(seconds >= 0.9);
+  CHECK(seconds < 8.0);
+  CHECK(server.post("/translate", {{"q", "Hello"}, {"source", "en"}, {"target", "de"}})->status ==
+        200);
 }
 
 TEST_CASE("serve: --api-keys: no key is 400, a key not listed 403, as LibreTranslate answers", "[serve]") {
