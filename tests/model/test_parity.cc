@@ -16,6 +16,12 @@ namespace s2s {
 namespace {
 
 constexpr double kTolerance = 1e-4;  // relative error on float32 logits (docs/contributing.md)
+// A greedy step's logits sit on caches that every earlier step wrote, so float32 summation order
+// (which differs between the CPU levels of docs/cpu-isa.md and at -O1 in sanitizer builds)
+// accumulates there: up to 1.3e-4 element-wise on the NLLB fixtures at S2S_CPU_ISA=generic, while
+// norm-wise it stays under 2e-6. A real fault moves them by orders of magnitude.
+constexpr double kStepTolerance = 2e-4;
+constexpr double kStepNormTolerance = 1e-5;
 
 using test::Golden;
 using test::greedy_row;
@@ -95,7 +101,8 @@ TEST_CASE("fixture models match the numpy references", "[model][parity]") {
       }
       std::printf("parity %-32s %-20s max rel error %.2g (norm-wise %.2g)\n", name,
                   "greedy step logits", worst.elementwise, worst.normwise);
-      CHECK(worst.elementwise <= kTolerance);
+      CHECK(worst.elementwise <= kStepTolerance);
+      CHECK(worst.normwise <= kStepNormTolerance);
     }
   }
 }
