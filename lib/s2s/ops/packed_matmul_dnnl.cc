@@ -115,6 +115,35 @@ Registry& registry() {
 
 }  // namespace
 
+namespace {
+
+// Per thread, growing: x padded to the bucket (float32), converted (bf16) or quantized (int8);
+// int8's row scales; a padded piece's product before its rows are copied (or scaled) into a y
+// without room. Kept thread_local on purpose (as CTranslate2 keeps its per-thread allocator
+// caches): staging that lives within one call, whose contents never outlast it or change a
+// result, needed by every linear layer wherever it is called from; a workspace passed down would
+// add a parameter to every Linear call for no state the caller could see.
+struct Staging {
+  std::vector<float> x_f32;
+  std::vector<std::uint16_t> x_bf16;
+  std::vector<std::uint8_t> x_q;
+  std::vector<float> x_scales;
+  std::vector<float> padded_y;
+
+  static Staging& of_this_thread() {
+    thread_local Staging staging;
+    return staging;
+  }
+  template <typename T>
+  static T* grow(std::vector<T>& buffer, dim_t size) {
+    const auto wanted = static_cast<std::size_t>(size);
+    if (buffer.size() < wanted) buffer.resize(wanted);
+    return buffer.data();
+  }
+};
+
+}  // namespace
+
 struct PackedMatmul::Impl {
   Precision precision = Precision::f32;
   memory::data_type x_type = memory::data_type::f32;  // of x as the primitive takes it
@@ -127,6 +156,7 @@ struct PackedMatmul::Impl {
   std::vector<float> bias_values;       // int8: the bias, added after the scales
   std::vector<float> column_scales;     // int8: w_scale[n]
   int shape = 0;                        // registry key of the weight's shape and types
+  dim_t k = 0, n = 0;                   // x·W: [rows, k] · [k, n]
   // The primitive descriptor for `rows` rows (0: runtime row count) at the calling thread's
   // OpenMP count.
   std::function<dnnl::matmul::primitive_desc(dim_t rows)> make_pd;
@@ -139,6 +169,14 @@ struct PackedMatmul::Impl {
         detail::make_primitive<dnnl::matmul>(make_pd(rows)));
     return registry().add(shape, rows, threads, std::move(made));
   }
+
+  memory::desc choose_primitives(int levels, bool with_bias, bool runtime_rows);
+  void pack_weight(const Tensor& weight, WeightLayout layout, int levels,
+                   const memory::desc& packed_md, Tensor* adoptable);
+  void keep_bias(const Tensor& given);
+  memory stage_input(const float* x, dim_t count, dim_t bucket, Staging& staging) const;
+  void run_piece(const float* x, dim_t count, float* y, bool y_has_room, float* row_max,
+                 Staging& staging) const;
 };
 
 namespace {
@@ -290,109 +328,184 @@ PackedMatmul::PackedMatmul(Tensor&& weight, WeightLayout layout, const Tensor* b
   build(weight, layout, bias, packing, weight.owns_buffer() ? &weight : nullptr);
 }
 
-void PackedMatmul::build(const Tensor& weight, WeightLayout layout, const Tensor* bias,
-                         Packing packing, Tensor* adoptable) {
-  const Precision precision = packing.precision;
-  S2S_CHECK(packing.int8_weight_levels == 0 || packing.int8_weight_levels == 63 ||
-                packing.int8_weight_levels == 127,
-            "int8 weight levels ", packing.int8_weight_levels, ": expected 63, 127 or 0");
-  if (const std::string reason = unsupported_reason(precision); !reason.empty())
-    throw UsageError(reason);
-  share_cores();  // packing runs parallel regions: the load, too, leaves busy cores alone
-  const detail::PackedDims dims = detail::check_packed_weight(weight, layout, bias);
-  const dim_t k = dims.in;
-  const dim_t n = dims.out;
+// The primitives' types and layouts for x·W (+ bias), x [rows, k] and W [k, n]: fixed row counts
+// where oneDNN has brgemm for this product, else a runtime row count. Returns the weight layout
+// the primitives read.
+memory::desc PackedMatmul::Impl::choose_primitives(int levels, bool with_bias, bool runtime_rows) {
   const auto f32 = memory::data_type::f32;
   const auto type = compute_type(precision);
   const bool int8 = precision == Precision::int8;
   // int8 without VNNI: x goes in as u8 (q + 128) with a zero point of 128, which oneDNN 2.6
   // computes with its u8·s8 integer GEMM; given as s8, the same product took it as long as
   // float32 on an AVX2 CPU (docs/performance.md, "int8 without VNNI"). With VNNI, s8.
-  const int levels = packing.int8_weight_levels ? packing.int8_weight_levels : int8_weight_levels();
   const bool unsigned_x = int8 && levels < 127;
-  const auto x_type = unsigned_x ? memory::data_type::u8 : type;
-  const bool primitive_bias = bias != nullptr && !int8;
+  x_type = unsigned_x ? memory::data_type::u8 : type;
+  x_offset = unsigned_x ? 128 : 0;
+  const bool primitive_bias = with_bias && !int8;
   dnnl::primitive_attr attr = detail::default_attr();
   if (unsigned_x) attr.set_zero_points(DNNL_ARG_SRC, 0, {128});
-  const memory::desc bias_md({1, n}, f32, tag::ab);
   // The matmul for `rows` rows (DNNL_RUNTIME_DIM_VAL: any) over weights described by w_md.
-  const auto pd_for = [=](dim_t rows, const memory::desc& w_md) {
+  const auto pd_for = [=, x_type = x_type, k = k, n = n](dim_t rows, const memory::desc& w_md) {
     const memory::desc x_md({rows, k}, x_type, tag::ab);
     const memory::desc y_md({rows, n}, f32, tag::ab);
+    const memory::desc bias_md({1, n}, f32, tag::ab);
     const auto desc = primitive_bias ? dnnl::matmul::desc(x_md, w_md, bias_md, y_md)
                                      : dnnl::matmul::desc(x_md, w_md, y_md);
     return dnnl::matmul::primitive_desc(desc, attr, backend::engine());
   };
   const memory::desc any_md({k, n}, type, tag::any);
-  auto impl = std::make_shared<Impl>();
-  impl->precision = precision;
-  impl->x_type = x_type;
-  impl->x_offset = unsigned_x ? 128 : 0;
   // Fixed rows where oneDNN has brgemm for this product (a 32-row primitive asked for tells).
   std::optional<dnnl::matmul::primitive_desc> pd;
-  if (!packing.runtime_rows) {
+  if (!runtime_rows) {
     pd = pd_for(32, any_md);
-    impl->fixed_rows = std::string(pd->impl_info_str()).rfind("brg", 0) == 0;
+    fixed_rows = std::string(pd->impl_info_str()).rfind("brg", 0) == 0;
   }
-  if (!impl->fixed_rows) pd = pd_for(DNNL_RUNTIME_DIM_VAL, any_md);
+  if (!fixed_rows) pd = pd_for(DNNL_RUNTIME_DIM_VAL, any_md);
   const memory::desc packed_md = pd->weights_desc();
-  impl->panel_gemv = impl->fixed_rows && precision == Precision::f32 &&
-                     backend::cpu_isa() == backend::CpuIsa::avx512 &&
-                     packed_md == memory::desc({k, n}, f32, tag::BA16a64b);
-  impl->make_pd = [=, fixed = impl->fixed_rows](dim_t rows) {
+  panel_gemv = fixed_rows && precision == Precision::f32 &&
+               backend::cpu_isa() == backend::CpuIsa::avx512 &&
+               packed_md == memory::desc({k, n}, f32, tag::BA16a64b);
+  make_pd = [=, fixed = fixed_rows](dim_t rows) {
     return pd_for(fixed ? rows : DNNL_RUNTIME_DIM_VAL, packed_md);
   };
-  impl->shape = registry().intern(
-      shape_key(packed_md, x_type, impl->x_offset, primitive_bias, impl->fixed_rows));
+  shape = registry().intern(shape_key(packed_md, x_type, x_offset, primitive_bias, fixed_rows));
+  return packed_md;
+}
 
+// `weights` in packed_md, from the weight as given (int8: quantized to `levels` first); an
+// adoptable float32 weight already in that layout is kept as it is.
+void PackedMatmul::Impl::pack_weight(const Tensor& weight, WeightLayout layout, int levels,
+                                     const memory::desc& packed_md, Tensor* adoptable) {
+  const bool int8 = precision == Precision::int8;
   std::vector<std::int8_t> quantized;
   if (int8) {
     quantized.resize(static_cast<std::size_t>(k * n));
-    impl->column_scales =
-        quantize_weight(weight.data<float>(), layout, k, n, quantized.data(), levels);
+    column_scales = quantize_weight(weight.data<float>(), layout, k, n, quantized.data(), levels);
   }
   // The weight as given, seen as [K, N]: row-major for in_out, column-major ([N, K] rows) for
   // out_in; int8 weights were quantized above in the same layout.
-  const memory::desc stored_md({k, n}, int8 ? type : f32,
+  const memory::desc stored_md({k, n}, int8 ? compute_type(precision) : memory::data_type::f32,
                                layout == WeightLayout::in_out ? tag::ab : tag::ba);
   void* stored_data = int8 ? static_cast<void*>(quantized.data()) : const_cast<void*>(weight.raw());
   // An owned tensor is contiguous and 64-byte aligned (tensor.h): oneDNN can read it as it is.
   if (adoptable && !int8 && stored_md == packed_md) {
-    impl->weight_buffer = std::make_shared<Tensor>(std::move(*adoptable));
-    impl->weights = memory(packed_md, backend::engine(), stored_data);
-  } else {
-    impl->weight_buffer = aligned_buffer(packed_md.get_size());
-    impl->weights = memory(packed_md, backend::engine(), impl->weight_buffer.get());
-    memory stored(stored_md, backend::engine(), stored_data);
-    if (!int8 || !pack_int8_with_compensation(packed_md, stored, quantized.data(), layout, k, n,
-                                              impl->weight_buffer.get())) {
-      dnnl::reorder(stored, impl->weights).execute(backend::stream(), stored, impl->weights);
-      backend::stream().wait();
-    }
+    weight_buffer = std::make_shared<Tensor>(std::move(*adoptable));
+    weights = memory(packed_md, backend::engine(), stored_data);
+    return;
   }
-  if (bias) {
-    if (int8) {
-      impl->bias_values.assign(bias->data<float>(), bias->data<float>() + n);
-    } else {
-      impl->bias = memory(bias_md, backend::engine());
-      std::memcpy(impl->bias.get_data_handle(), bias->raw(), bias->nbytes());
-    }
+  weight_buffer = aligned_buffer(packed_md.get_size());
+  weights = memory(packed_md, backend::engine(), weight_buffer.get());
+  memory stored(stored_md, backend::engine(), stored_data);
+  if (int8 && pack_int8_with_compensation(packed_md, stored, quantized.data(), layout, k, n,
+                                          weight_buffer.get()))
+    return;
+  dnnl::reorder(stored, weights).execute(backend::stream(), stored, weights);
+  backend::stream().wait();
+}
+
+// float32 and bf16 give the bias to the primitive; int8 adds it after the scales.
+void PackedMatmul::Impl::keep_bias(const Tensor& given) {
+  if (precision == Precision::int8) {
+    bias_values.assign(given.data<float>(), given.data<float>() + n);
+    return;
   }
+  bias = memory({{1, n}, memory::data_type::f32, tag::ab}, backend::engine());
+  std::memcpy(bias.get_data_handle(), given.raw(), given.nbytes());
+}
+
+void PackedMatmul::build(const Tensor& weight, WeightLayout layout, const Tensor* bias,
+                         Packing packing, Tensor* adoptable) {
+  S2S_CHECK(packing.int8_weight_levels == 0 || packing.int8_weight_levels == 63 ||
+                packing.int8_weight_levels == 127,
+            "int8 weight levels ", packing.int8_weight_levels, ": expected 63, 127 or 0");
+  if (const std::string reason = unsupported_reason(packing.precision); !reason.empty())
+    throw UsageError(reason);
+  share_cores();  // packing runs parallel regions: the load, too, leaves busy cores alone
+  const detail::PackedDims dims = detail::check_packed_weight(weight, layout, bias);
+  const int levels = packing.int8_weight_levels ? packing.int8_weight_levels : int8_weight_levels();
+  auto impl = std::make_shared<Impl>();
+  impl->precision = packing.precision;
+  impl->k = dims.in;
+  impl->n = dims.out;
+  const memory::desc packed_md =
+      impl->choose_primitives(levels, bias != nullptr, packing.runtime_rows);
+  impl->pack_weight(weight, layout, levels, packed_md, adoptable);
+  if (bias) impl->keep_bias(*bias);
   impl_ = std::move(impl);
-  in_ = k;
-  out_ = n;
+  in_ = dims.in;
+  out_ = dims.out;
 }
 
 const void* PackedMatmul::weight_data() const {
   return impl_ ? impl_->weights.get_data_handle() : nullptr;
 }
 
+// `count` rows of x as the primitive reads them: `bucket` rows of its input type (float32 as
+// given where no padding is needed; int8's row scales into staging.x_scales).
+memory PackedMatmul::Impl::stage_input(const float* x, dim_t count, dim_t bucket,
+                                       Staging& staging) const {
+  const memory::desc x_md({bucket, k}, x_type, tag::ab);
+  switch (precision) {
+    case Precision::f32:
+      if (bucket > count) {  // the primitive reads `bucket` rows: x has only `count`
+        float* padded = Staging::grow(staging.x_f32, bucket * k);
+        std::memcpy(padded, x, static_cast<std::size_t>(count * k) * sizeof(float));
+        x = padded;
+      }
+      return memory(x_md, backend::engine(), const_cast<float*>(x));
+    case Precision::bf16: {
+      std::uint16_t* staged = Staging::grow(staging.x_bf16, bucket * k);
+      const Tensor from = Tensor::wrap(const_cast<float*>(x), {count, k}, DataType::f32);
+      Tensor converted = Tensor::wrap(staged, {count, k}, DataType::bf16);
+      convert(from, DataType::bf16, converted);
+      return memory(x_md, backend::engine(), staged);
+    }
+    case Precision::int8:
+      break;
+  }
+  std::uint8_t* quantized = Staging::grow(staging.x_q, bucket * k);
+  quantize_rows(x, count, k, x_offset, quantized, Staging::grow(staging.x_scales, count));
+  return memory(x_md, backend::engine(), quantized);
+}
+
+// y = x·W (+ bias) for `count` rows (at most kMaxFixedRows where the rows are fixed). Rows
+// beyond `count` (a bucket's padding) hold whatever an earlier call left: finite values whose
+// products are never read. int8 also writes each row's maximum into row_max when given.
+void PackedMatmul::Impl::run_piece(const float* x, dim_t count, float* y, bool y_has_room,
+                                   float* row_max, Staging& staging) const {
+  const dim_t bucket = fixed_rows ? row_bucket(count) : count;
+  const memory x_mem = stage_input(x, count, bucket, staging);
+  float* product = y;
+  if (bucket > count && !y_has_room) product = Staging::grow(staging.padded_y, bucket * n);
+  std::unordered_map<int, memory> args{
+      {DNNL_ARG_SRC, x_mem},
+      {DNNL_ARG_WEIGHTS, weights},
+      {DNNL_ARG_DST,
+       memory({{bucket, n}, memory::data_type::f32, tag::ab}, backend::engine(), product)},
+  };
+  if (bias) args.emplace(DNNL_ARG_BIAS, bias);
+  {
+    const ThreadCountScope thread_invariant(count == 1 && n < kSplitSumColumns ? 1 : 0);
+    detail::execute(*matmul(fixed_rows ? bucket : 0), std::move(args));
+  }
+  if (precision == Precision::int8) {
+    const float* b = bias_values.empty() ? nullptr : bias_values.data();
+    const float* scales = staging.x_scales.data();
+#pragma omp parallel for schedule(static) if (count > 1 && count * n >= detail::kParallelElements)
+    for (dim_t m = 0; m < count; ++m) {
+      scale_row(product + m * n, n, column_scales.data(), scales[m], b, y + m * n);
+      // Read back at once, from the nearest cache: the log-softmax's first read was from memory.
+      if (row_max) row_max[m] = detail::row_max(y + m * n, n);
+    }
+  } else if (product != y) {
+    std::memcpy(y, product, static_cast<std::size_t>(count * n) * sizeof(float));
+  }
+}
+
 void PackedMatmul::operator()(const Tensor& x, Tensor& y, float* row_max) const {
   if (!detail::prepare_packed_matmul(x, y, in_, out_)) return;
   const dim_t rows = x.numel() / in_;
   const Impl& impl = *impl_;
-  const dim_t k = in_;
-  const dim_t n = out_;
   // A fixed-row primitive writes its whole bucket. An owned y gets room for the last piece's
   // padding rows (capacity, not shape), so that the product goes straight into y: copying it
   // there from a padded buffer was a pass over every float32 logit of most beam-search steps.
@@ -403,100 +516,28 @@ void PackedMatmul::operator()(const Tensor& x, Tensor& y, float* row_max) const 
   const bool y_has_room = impl.fixed_rows && y.owns_buffer() && !x_in_y;
   if (y_has_room) {
     const dim_t last = (rows - 1) % kMaxFixedRows + 1;
-    y.reserve(static_cast<std::size_t>((rows - last + row_bucket(last)) * n) * sizeof(float));
+    y.reserve(static_cast<std::size_t>((rows - last + row_bucket(last)) * out_) * sizeof(float));
   }
-  // Per thread, growing: x padded to the bucket (float32), converted (bf16) or quantized (int8);
-  // int8's row scales; a padded piece's product before its rows are copied (or scaled) into a y
-  // without room. Kept thread_local on purpose (as CTranslate2 keeps its per-thread allocator
-  // caches): staging that lives within this one call, whose contents never outlast it or change
-  // a result, needed by every linear layer wherever it is called from; a workspace passed down
-  // would add a parameter to every Linear call for no state the caller could see.
-  thread_local std::vector<float> x_f32;
-  thread_local std::vector<std::uint16_t> x_bf16;
-  thread_local std::vector<std::uint8_t> x_q;
-  thread_local std::vector<float> x_scales;
-  thread_local std::vector<float> padded_y;
-  const auto grow = [](auto& buffer, dim_t size) {
-    const auto wanted = static_cast<std::size_t>(size);
-    if (buffer.size() < wanted) buffer.resize(wanted);
-  };
-  const float* x_all = x.data<float>();
-  float* y_all = y.data<float>();
+  Staging& staging = Staging::of_this_thread();
   const bool int8 = impl.precision == Precision::int8;
   const dim_t piece = impl.fixed_rows ? kMaxFixedRows : rows;
   for (dim_t first = 0; first < rows; first += piece) {
     const dim_t count = std::min(piece, rows - first);
-    const dim_t bucket = impl.fixed_rows ? row_bucket(count) : count;
-    const float* x_piece = x_all + first * k;
-    float* y_piece = y_all + first * n;
+    const float* x_piece = x.data<float>() + first * in_;
+    float* y_piece = y.data<float>() + first * out_;
     if (count <= detail::kPanelRows && impl.panel_gemv) {
       const float* bias = impl.bias ? static_cast<const float*>(impl.bias.get_data_handle()) : nullptr;
       detail::panel_gemv(x_piece, count, static_cast<const float*>(impl.weights.get_data_handle()),
-                         k, n, bias, y_piece);
+                         in_, out_, bias, y_piece);
       continue;
     }
-    const memory::desc x_md({bucket, k}, impl.x_type, tag::ab);
-    memory x_mem;
-    switch (impl.precision) {
-      case Precision::f32:
-        if (bucket > count) {  // the primitive reads `bucket` rows: x has only `count`
-          grow(x_f32, bucket * k);
-          std::memcpy(x_f32.data(), x_piece, static_cast<std::size_t>(count * k) * sizeof(float));
-          x_piece = x_f32.data();
-        }
-        x_mem = memory(x_md, backend::engine(), const_cast<float*>(x_piece));
-        break;
-      case Precision::bf16: {
-        grow(x_bf16, bucket * k);
-        const Tensor from = Tensor::wrap(const_cast<float*>(x_piece), {count, k}, DataType::f32);
-        Tensor converted = Tensor::wrap(x_bf16.data(), {count, k}, DataType::bf16);
-        convert(from, DataType::bf16, converted);
-        x_mem = memory(x_md, backend::engine(), x_bf16.data());
-        break;
-      }
-      case Precision::int8:
-        grow(x_q, bucket * k);
-        grow(x_scales, count);
-        quantize_rows(x_piece, count, k, impl.x_offset, x_q.data(), x_scales.data());
-        x_mem = memory(x_md, backend::engine(), x_q.data());
-        break;
-    }
-    // Rows beyond `count` (the bucket's padding) hold whatever an earlier call left: finite
-    // values whose products are never read.
-    float* product = y_piece;
-    if (bucket > count && !y_has_room) {
-      grow(padded_y, bucket * n);
-      product = padded_y.data();
-    }
-    std::unordered_map<int, memory> args{
-        {DNNL_ARG_SRC, x_mem},
-        {DNNL_ARG_WEIGHTS, impl.weights},
-        {DNNL_ARG_DST,
-         memory({{bucket, n}, memory::data_type::f32, tag::ab}, backend::engine(), product)},
-    };
-    if (impl.bias) args.emplace(DNNL_ARG_BIAS, impl.bias);
-    {
-      const ThreadCountScope thread_invariant(count == 1 && n < kSplitSumColumns ? 1 : 0);
-      const Registry::Entry primitive = impl.matmul(impl.fixed_rows ? bucket : 0);
-      detail::execute(*primitive, std::move(args));
-    }
-    if (int8) {
-      const float* b = impl.bias_values.empty() ? nullptr : impl.bias_values.data();
-      const float* columns = impl.column_scales.data();
-      const float* scales = x_scales.data();
-#pragma omp parallel for schedule(static) if (count > 1 && count * n >= detail::kParallelElements)
-      for (dim_t m = 0; m < count; ++m) {
-        scale_row(product + m * n, n, columns, scales[m], b, y_piece + m * n);
-        // Read back at once, from the nearest cache: the log-softmax's first read was from memory.
-        if (row_max) row_max[first + m] = detail::row_max(y_piece + m * n, n);
-      }
-    } else if (product != y_piece) {
-      std::memcpy(y_piece, product, static_cast<std::size_t>(count * n) * sizeof(float));
-    }
+    impl.run_piece(x_piece, count, y_piece, y_has_room, int8 && row_max ? row_max + first : nullptr,
+                   staging);
   }
   if (row_max && !int8) {  // no pass of its own over y: one for the maxima
-#pragma omp parallel for schedule(static) if (rows > 1 && rows * n >= detail::kParallelElements)
-    for (dim_t m = 0; m < rows; ++m) row_max[m] = detail::row_max(y_all + m * n, n);
+    const float* y_all = y.data<float>();
+#pragma omp parallel for schedule(static) if (rows > 1 && rows * out_ >= detail::kParallelElements)
+    for (dim_t m = 0; m < rows; ++m) row_max[m] = detail::row_max(y_all + m * out_, out_);
   }
   flop_counter::add(2 * rows * in_ * out_);
 }
