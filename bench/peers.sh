@@ -14,7 +14,14 @@
 #   3 x its source pieces (</s> not counted) in both engines, and in s2s ends with </s>; the first
 #   LINES kept lines are the input. Target tokens (the same for both engines and precisions): CT2's
 #   float32 output pieces + 1 (</s>) per line, from the preparatory run.
-# Both tables: two parallelism modes, "2threads" (one process: s2s --threads 2, CT2
+# Table C, nllb-600M-random (NLLB-200-distilled-600M's shape with random weights, </s> unreachable;
+#   tools/fixtures/make_nllb_bench_model.py, converted by make_m2m100_ct2_fixtures.py's
+#   convert): both engines load the same CTranslate2 folder. LINES_C lines of exactly 20 pieces;
+#   s2s reads the text with --source-lang eng_Latn --target-lang deu_Latn, CT2 the pieces as
+#   "eng_Latn pieces </s>" with the target prefix deu_Latn (--tgt): both run C_LENGTH = 3 x 22 =
+#   66 decoder steps a line, the forced deu_Latn first (tgt_tok counts the steps). float32 and
+#   int8 of PRECISIONS, beam 4, MODES_C.
+# All tables: two parallelism modes, "2threads" (one process: s2s --threads 2, CT2
 #   --intra_threads 2 --inter_threads 1) and "2workers" (s2s --workers 2 --threads 1, CT2
 #   --inter_threads 2 --intra_threads 1). Each run is timed as a whole process by /usr/bin/time
 #   (wall, CPU %, peak RSS); ROUNDS rounds alternate s2s, CT2, s2s, CT2, ... and the rows show
@@ -36,6 +43,8 @@
 #   LINES [128]  ROUNDS [3]  TABLES ["A B"]  PRECISIONS ["float32 int8 bfloat16"] (table B uses
 #   float32 and int8 of them)  SEARCHES ["greedy beam4"] (table A; B is beam 4)
 #   MODES ["2threads 2workers"]  B_CANDIDATES [2 x LINES]  WORK [a new /tmp/s2s-peers.XXXXXX]
+#   MODEL_C [/tmp/nllb-bench-ct2] (also CT2_MODEL_C)  SENTENCES_C [/tmp/nllb-bench/sentences.txt]
+#   LINES_C [16]  MODES_C ["2threads"] (2workers would load CT2's 2.5 GB model twice)
 # Run nothing else meanwhile (bench/README.md): a 2-thread run well under 200 % CPU was disturbed.
 set -euo pipefail
 
@@ -45,6 +54,11 @@ CT2_PREFIX=${CT2_PREFIX:-/work/ct2/prefix}
 CT2_MODELS=${CT2_MODELS:-/work/ct2/models}
 CT2_MODEL_A=${CT2_MODEL_A:-$CT2_MODELS/base-random}
 CT2_MODEL_B=${CT2_MODEL_B:-$CT2_MODELS/en-de}
+MODEL_C=${MODEL_C:-/tmp/nllb-bench-ct2}
+CT2_MODEL_C=${CT2_MODEL_C:-$MODEL_C}
+SENTENCES_C=${SENTENCES_C:-/tmp/nllb-bench/sentences.txt}
+LINES_C=${LINES_C:-16}
+MODES_C=${MODES_C:-2threads}
 CT2_SRC=${CT2_SRC:-/work/ct2/src/CTranslate2}
 S2S_BUILD=${S2S_BUILD:-$ROOT/build}
 MODEL_A=${MODEL_A:-/tmp/s2s-bench-model}
@@ -61,7 +75,12 @@ BATCH=32
 PIECES=28                            # source pieces per line of table A, </s> not counted
 A_LENGTH=$((3 * (PIECES + 1)))       # ceil(3 x 29) = 87 target tokens per line
 B_LIMIT=256                          # CT2's generous limit for table B (s2s's --max-length)
+PIECES_C=20                          # source pieces per line of table C, language and </s> not counted
+C_LENGTH=$((3 * (PIECES_C + 2)))     # 66 decoder steps a line: eng_Latn + 20 + </s>, times 3
 PY=/usr/bin/python3
+# CT2 translates each line as one unit and checks nothing: s2s does the same work with its
+# real-text handling (docs/real-text.md) off, in every s2s and s2s_bench run below.
+S2S_AS_CT2=(--sentence-split off --protect off --short-translations off)
 
 S2S=$S2S_BUILD/s2s
 S2S_BENCH=$S2S_BUILD/bench/s2s_bench
@@ -76,7 +95,8 @@ for t in $TABLES; do
   case $t in
     A) m=$CT2_MODEL_A ;;
     B) m=$CT2_MODEL_B ;;
-    *) die "TABLES: unknown table '$t' (A or B)" ;;
+    C) m=$CT2_MODEL_C ;;
+    *) die "TABLES: unknown table '$t' (A, B or C)" ;;
   esac
   [ -f "$m/model.bin" ] || die "no converted CT2 model in $m (model.bin): convert it as $PEERS_DOC says, and set CT2_MODELS"
 done
@@ -90,6 +110,10 @@ case " $TABLES " in *" A "*)
 esac
 case " $TABLES " in *" B "*)
   [ -f "$MODEL_B/source.spm" ] || die "no model in $MODEL_B (MODEL_B)" ;;
+esac
+case " $TABLES " in *" C "*)
+  [ -f "$MODEL_C/model.bin" ] && [ -f "$SENTENCES_C" ] ||
+    die "no table C model in $MODEL_C or sentences $SENTENCES_C: make them as bench/README.md (\"Table C\") says" ;;
 esac
 [ -f "$SENTENCES" ] || die "no sentences file $SENTENCES (SENTENCES)"
 
@@ -127,7 +151,7 @@ busy() {  # share of all cores busy over one second (/proc/stat: every process, 
 echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(busy) over the last second"
 echo "# s2s: $("$S2S" --version 2>&1 | head -1), $S2S built $(date -u -r "$S2S" '+%Y-%m-%d %H:%M UTC') from ${s2s_src:-?} at $s2s_commit"
 echo "# CT2: $ct2_lib ($CT2), source $ct2_commit; oneDNN (Debian libdnnl2) $dnnl"
-echo "# LINES=$LINES ROUNDS=$ROUNDS TABLES='$TABLES' PRECISIONS='$PRECISIONS' SEARCHES='$SEARCHES' MODES='$MODES'; files in $WORK"
+echo "# LINES=$LINES ROUNDS=$ROUNDS TABLES='$TABLES' PRECISIONS='$PRECISIONS' SEARCHES='$SEARCHES' MODES='$MODES' LINES_C=$LINES_C MODES_C='$MODES_C'; files in $WORK"
 
 # --- helpers -------------------------------------------------------------------------------------
 median() {  # numbers... -> their median
@@ -173,7 +197,7 @@ probe_s2s() {  # table model precision: can s2s run this precision on this CPU?
   [ -n "${S2S_OK[$key]:-}" ] && return
   head -1 "$IN_TEXT" > "$p.txt"
   if timed "$p" "$S2S" translate -m "$2" --precision "$3" --beam-size 1 --threads 1 -i "$p.txt" \
-       -o "$p.out" --max-length-factor 0.5 --quiet; then
+       -o "$p.out" --max-length-factor 0.5 --quiet "${S2S_LANGS[@]}"; then
     S2S_OK[$key]=1
   elif grep -q 'needs a CPU' "$p.err"; then
     S2S_OK[$key]=$(grep -m1 'needs a CPU' "$p.err")
@@ -185,7 +209,10 @@ probe_s2s() {  # table model precision: can s2s run this precision on this CPU?
 
 # measure TABLE LABEL MODEL CT2_MODEL PRECISION SEARCH MODE TGT_TOK CT2_MAXLEN S2S_EXTRA...
 # ROUNDS alternating whole-process runs of s2s and CT2 (then s2s_bench for the 2-thread mode);
-# uses IN_TEXT (raw text), IN_PIECES (pieces), LINES_NOW.
+# uses IN_TEXT (raw text), IN_PIECES (pieces), LINES_NOW, and the table's settings: CT2_EXTRA
+# (more ct2-translator arguments), S2S_LANGS (language arguments of s2s, its probe and s2s_bench),
+# CT2_PIECES (the pieces every CT2 output line must have; empty: any), BENCH_WORK ("src_tok
+# tgt_tok" s2s_bench must report; empty: any). S2S_EXTRA goes to s2s_bench too.
 measure() {
   local table=$1 label=$2 model=$3 ct2_model=$4 prec=$5 search=$6 mode=$7 tgt=$8 maxlen=$9
   shift 9
@@ -198,11 +225,11 @@ measure() {
     *) die "MODES: unknown mode '$mode' (2threads or 2workers)" ;;
   esac
   local s2s_cmd=("$S2S" translate -m "$model" -i "$IN_TEXT" --precision "$prec" --beam-size "$beam"
-                 --normalize 0 --batch-size "$BATCH" "${s2s_par[@]}" --quiet "$@")
+                 --normalize 0 --batch-size "$BATCH" "${s2s_par[@]}" --quiet "${S2S_AS_CT2[@]}" "${S2S_LANGS[@]}" "$@")
   local ct2_cmd=("$CT2" --model "$ct2_model" --src "$IN_PIECES" --beam_size "$beam"
                  --length_penalty 0 --disable_unk --batch_size "$BATCH" --read_batch_size 1000
                  --compute_type "$prec" "${ct2_par[@]}" --log_throughput
-                 --max_decoding_length "$maxlen")
+                 --max_decoding_length "$maxlen" "${CT2_EXTRA[@]}")
   local s2s_ok=1 ct2_ok=1
   probe_s2s "$table" "$model" "$prec"
   [ "${S2S_OK["$table $prec"]}" = 1 ] || s2s_ok=0
@@ -221,9 +248,9 @@ measure() {
       [ $r = 1 ] && echo "# $table $prec $search $mode ct2: ${ct2_cmd[*]} --out OUT" >> "$WORK/$table.$prec.$search.$mode.cmd"
       timed "$base.ct2" "${ct2_cmd[@]}" --out "$base.ct2.out" || failed "$base.ct2" "ct2-translator"
       check_lines "$base.ct2.out" ct2-translator
-      if [ "$table" = A ]; then
-        awk -v n="$A_LENGTH" 'NF != n {bad++} END {exit bad > 0}' "$base.ct2.out" ||
-          die "ct2-translator: not every line of $base.ct2.out has $A_LENGTH pieces"
+      if [ -n "$CT2_PIECES" ]; then
+        awk -v n="$CT2_PIECES" 'NF != n {bad++} END {exit bad > 0}' "$base.ct2.out" ||
+          die "ct2-translator: not every line of $base.ct2.out has $CT2_PIECES pieces"
       fi
       read -r w c m < <(tail -1 "$base.ct2.time")
       c_wall+=("$w") c_cpu+=("${c%\%}") c_peak+=("$m")
@@ -257,14 +284,15 @@ measure() {
     for r in $(seq 1 "$ROUNDS"); do
       base=$WORK/$table.$prec.$search.$mode.r$r.bench
       timed "$base" "$S2S_BENCH" "$model" "$IN_TEXT" --label "$label" --precision "$prec" \
-        --beam-size "$beam" --threads 2 --batch-size "$BATCH" --max-length-factor 3 \
-        --max-sentences "$LINES_NOW" --gemm-size 64 --gemm-seconds 0 --header > "$base.out" ||
+        --beam-size "$beam" --threads 2 --batch-size "$BATCH" \
+        --max-sentences "$LINES_NOW" --gemm-size 64 --gemm-seconds 0 --header \
+        "${S2S_AS_CT2[@]}" "${S2S_LANGS[@]}" "$@" > "$base.out" ||
         failed "$base" s2s_bench
       read -r total cpu peak src own < <(awk 'NR == 1 {for (i = 1; i <= NF; i++) col[$i] = i}
         NR == 2 {print $col["total_s"], $col["cpu%"], $col["peak_MB"], $col["src_tok"], $col["tgt_tok"]}' "$base.out")
-      if [ "$table" = A ]; then  # the work must be exactly what CT2 does
-        [ "$src" = $((LINES_NOW * (PIECES + 1))) ] && [ "$own" = "$tgt" ] ||
-          die "s2s_bench: src_tok $src tgt_tok $own, expected $((LINES_NOW * (PIECES + 1))) and $tgt ($base.out)"
+      if [ -n "$BENCH_WORK" ]; then  # the work must be exactly what CT2 does
+        [ "$src $own" = "$BENCH_WORK" ] ||
+          die "s2s_bench: src_tok $src tgt_tok $own, expected $BENCH_WORK ($base.out)"
       fi
       b_dec+=("$total") b_cpu+=("$cpu") b_peak+=("$peak")
     done
@@ -277,6 +305,7 @@ measure() {
 # --- table A: base-random, fixed-length lines ----------------------------------------------------
 if [[ " $TABLES " = *" A "* ]]; then
   IN_TEXT=$WORK/A.txt IN_PIECES=$WORK/A.sp LINES_NOW=$LINES
+  CT2_EXTRA=() S2S_LANGS=() CT2_PIECES=$A_LENGTH BENCH_WORK="$((LINES * (PIECES + 1))) $((LINES * A_LENGTH))"
   "$PY" "$ROOT/bench/fixed_length_input.py" --spm "$MODEL_A/source.spm" --sentences "$SENTENCES" \
     --text "$IN_TEXT" --pieces "$IN_PIECES" --lines "$LINES" --length "$PIECES" 2>&1 | sed 's/^/# /'
   [ "$(wc -l < "$IN_TEXT")" = "$LINES" ] || die "bench/fixed_length_input.py made no $LINES lines"
@@ -306,7 +335,7 @@ EOF
   p=$WORK/B.prep
   echo "# table B: preparatory beam-4 float32 runs (2 threads) on the first $LINES_NOW sentences of $SENTENCES"
   timed "$p.s2s" "$S2S" translate -m "$MODEL_B" -i "$WORK/B.cand.txt" -o "$p.s2s.jsonl" --format jsonl \
-    --beam-size 4 --normalize 0 --batch-size "$BATCH" --threads 2 --quiet || failed "$p.s2s" "s2s (table B preparation)"
+    --beam-size 4 --normalize 0 --batch-size "$BATCH" --threads 2 --quiet "${S2S_AS_CT2[@]}" || failed "$p.s2s" "s2s (table B preparation)"
   check_lines "$p.s2s.jsonl" s2s
   timed "$p.ct2" "$CT2" --model "$CT2_MODEL_B" --src "$WORK/B.cand.sp" --out "$p.ct2.sp" --beam_size 4 \
     --length_penalty 0 --disable_unk --batch_size "$BATCH" --read_batch_size 1000 --compute_type float32 \
@@ -343,11 +372,36 @@ EOF
   echo "# table B: kept $kept lines ($same of them with the same best hypothesis in both engines)"
   [ "$kept" = "$LINES" ] || echo "# table B: only $kept of $LINES lines qualify among the first $LINES_NOW sentences (set B_CANDIDATES higher)"
   IN_TEXT=$WORK/B.txt IN_PIECES=$WORK/B.sp LINES_NOW=$kept
+  CT2_EXTRA=() S2S_LANGS=() CT2_PIECES= BENCH_WORK=
   echo "# table B: $kept lines, tgt_tok $B_TGT = CT2's float32 output pieces + 1 (</s>) a line, for both engines and precisions"
   for prec in $PRECISIONS; do
     case $prec in float32 | int8) ;; *) continue ;; esac
     for mode in $MODES; do
       measure B en-de "$MODEL_B" "$CT2_MODEL_B" "$prec" beam4 "$mode" "$B_TGT" "$B_LIMIT"
+    done
+  done
+fi
+
+# --- table C: NLLB-600M's shape, fixed-length lines, language tokens ----------------------------
+if [[ " $TABLES " = *" C "* ]]; then
+  IN_TEXT=$WORK/C.txt IN_PIECES=$WORK/C.sp LINES_NOW=$LINES_C
+  "$PY" "$ROOT/bench/fixed_length_input.py" --spm "$MODEL_C/sentencepiece.bpe.model" \
+    --sentences "$SENTENCES_C" --text "$IN_TEXT" --pieces "$WORK/C.plain.sp" --lines "$LINES_C" \
+    --length "$PIECES_C" 2>&1 | sed 's/^/# /'
+  [ "$(wc -l < "$IN_TEXT")" = "$LINES_C" ] || die "bench/fixed_length_input.py made no $LINES_C lines"
+  # What NLLB's tokenizer gives CT2 users: the source language first, </s> last.
+  sed 's|^|eng_Latn |; s|$| </s>|' "$WORK/C.plain.sp" > "$IN_PIECES"
+  sed "s/.*/deu_Latn/" "$IN_TEXT" > "$WORK/C.prefix"
+  # s2s leaves the forced deu_Latn out of its count; CT2 prints it.
+  CT2_EXTRA=(--tgt "$WORK/C.prefix") S2S_LANGS=(--source-lang eng_Latn --target-lang deu_Latn)
+  CT2_PIECES=$C_LENGTH
+  BENCH_WORK="$((LINES_C * (PIECES_C + 1))) $((LINES_C * (C_LENGTH - 1)))"
+  echo "# table C: $LINES_C lines x $PIECES_C pieces (+ eng_Latn, </s>), both engines run $C_LENGTH decoder steps a line: tgt_tok $((LINES_C * C_LENGTH))"
+  for prec in $PRECISIONS; do
+    case $prec in float32 | int8) ;; *) continue ;; esac
+    for mode in $MODES_C; do
+      measure C nllb-600M-random "$MODEL_C" "$CT2_MODEL_C" "$prec" beam4 "$mode" \
+        $((LINES_C * C_LENGTH)) "$C_LENGTH" --max-length-factor 3
     done
   done
 fi

@@ -1,7 +1,8 @@
 // s2s_bench: one benchmark configuration, measured in one process, printed as one table row.
 //
 //   s2s_bench MODEL_DIR SENTENCES [--beam-size 1] [--threads 1] [--batch-size 32]
-//             [--precision float32|bfloat16|int8] [--header]
+//             [--precision float32|bfloat16|int8] [--source-lang L --target-lang L]
+//             [--sentence-split S] [--short-translations S] [--protect on|off] [--header]
 //
 // In this order (see bench/README.md for the columns):
 //   load   formats::load_model(MODEL_DIR)                          -> load_s
@@ -34,6 +35,7 @@
 #include "s2s/ops/flop_counter.h"
 #include "s2s/ops/matmul.h"
 #include "s2s/ops/precision.h"
+#include "s2s/pipeline/languages.h"
 #include "s2s/pipeline/translator.h"
 
 namespace {
@@ -115,6 +117,12 @@ struct Args {
   std::string model;
   std::string sentences;
   std::string label;
+  std::string source_lang;  // NLLB-200 / M2M-100 language codes, as s2s translate takes them
+  std::string target_lang;
+  // The library's real-text defaults; bench/peers.sh turns them off to do CTranslate2's work.
+  std::string sentence_split = s2s::pipeline::TranslateOptions{}.sentence_split;
+  std::string short_translations = s2s::pipeline::TranslateOptions{}.short_translations;
+  std::string protect = "on";
   int beam_size = 1;
   int threads = 1;
   int batch_size = 32;
@@ -147,6 +155,11 @@ void run(const Args& args) {
   options.search.beam_size = args.beam_size;
   options.search.max_length_factor = args.max_length_factor;
   options.batch_size = args.batch_size;
+  options.sentence_split = args.sentence_split;
+  options.short_translations = args.short_translations;
+  options.protect = args.protect == "on";
+  if (!args.source_lang.empty() || !args.target_lang.empty())
+    s2s::pipeline::choose_languages(*model, args.source_lang, args.target_lang, options);
   const s2s::pipeline::Translator translator(model, options);
 
   // (c) time to first output: the first sentence alone, to text
@@ -219,6 +232,13 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_option("--gemm-seconds", args.gemm_seconds, "Minimum time of the reference product")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--source-lang", args.source_lang, "NLLB-200 / M2M-100: the source language");
+  app.add_option("--target-lang", args.target_lang, "NLLB-200 / M2M-100: the target language");
+  app.add_option("--sentence-split", args.sentence_split,
+                 "As s2s translate's (off: a line is a unit)");
+  app.add_option("--short-translations", args.short_translations, "As s2s translate's");
+  app.add_option("--protect", args.protect, "As s2s translate's")
+      ->check(CLI::IsMember({"on", "off"}));
   app.add_option("--label", args.label, "Name in the first column (default: the model path)");
   app.add_flag("--header", args.header, "Print the column header first");
   try {
