@@ -47,6 +47,10 @@ void add_option_flags(CLI::App& cmd, Command command, OptionFlags& flags) {
         case SettingKind::alignment:
           option->type_name("hard|soft|T");
           break;
+        case SettingKind::words:  // "lex.s2t 100 100": several words, one list in YAML
+          option->type_name("FILE [N ...]")->expected(1, 4);
+          option->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+          break;
         case SettingKind::text:
           option->type_name("TEXT");
           break;
@@ -68,7 +72,7 @@ GivenSettings given_settings(const OptionFlags& flags) {
     if (option->count() == 0) continue;
     const SettingRow& row = flags.rows[i];
     std::string text = option->results().back();
-    if (row.kind == SettingKind::sampling) {  // its words, joined as YAML writes them
+    if (row.kind == SettingKind::sampling || row.kind == SettingKind::words) {  // words, joined
       text.clear();
       for (const std::string& word : option->results()) text += (text.empty() ? "" : " ") + word;
     }

@@ -7,6 +7,7 @@
 
 #include "s2s/backend/cpu_isa.h"
 #include "s2s/formats/detect.h"
+#include "s2s/formats/shortlist_files.h"
 #include "s2s/pipeline/settings.h"
 #include "s2s/s2s.h"
 
@@ -138,6 +139,23 @@ void describe_settings(const model::ModelInfo& info, std::string& out) {
               "--protect off changes it, --html keeps tags\n");
 }
 
+// The folder's own shortlist, which translate uses unless --shortlist says otherwise.
+void describe_shortlist(const model::Model& model, const std::string& folder, std::string& out) {
+  const std::string path = formats::folder_shortlist(folder);
+  if (path.empty()) {
+    add(out, "shortlist: none in the folder (--shortlist FILE gives one)\n");
+    return;
+  }
+  const auto shortlist = formats::read_shortlist({path, {}}, model);
+  if (shortlist->kind() == model::Shortlist::Kind::marian)
+    add(out,
+        "shortlist: %s (Marian's; first %d, %zu source pieces with targets), used by translate\n",
+        path.c_str(), shortlist->first(), shortlist->entries());
+  else
+    add(out, "shortlist: %s (CTranslate2's vocabulary map, %zu keys), used by translate\n",
+        path.c_str(), shortlist->entries());
+}
+
 }  // namespace
 
 std::string describe_model(const std::string& model_folder, const std::string& source_spm,
@@ -155,6 +173,7 @@ std::string describe_model(const std::string& model_folder, const std::string& s
   add(out, "cpu instructions: %s\n", backend::describe_cpu_isa().c_str());
   describe_vocabulary(*model, out);
   describe_settings(info, out);
+  describe_shortlist(*model, model_folder, out);
   // Last, where it is seen: the model is described, but translate and score would refuse it.
   if (!info.missing.empty()) {
     add(out, "missing for translation (translate and score refuse this folder):\n");

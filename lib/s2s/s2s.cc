@@ -16,6 +16,7 @@
 #include "s2s/pipeline/output.h"
 #include "s2s/pipeline/scorer.h"
 #include "s2s/pipeline/settings.h"
+#include "s2s/pipeline/shortlist_setting.h"
 #include "s2s/pipeline/translator.h"
 #include "s2s/text/clean.h"
 
@@ -313,11 +314,13 @@ Engine::Engine(const std::string& model_folder, const Settings& settings)
   for (const auto& [key, value] : settings) pipeline::set_option(key, value, early);
   set_num_threads(static_cast<int>(early.threads));
   impl_->threads = static_cast<int>(early.threads);
-  impl_->model = formats::load_model(model_folder, formats::SpmPaths{early.source_spm, early.target_spm},
-                                     early.precision);
+  impl_->model =
+      formats::load_model(model_folder, formats::SpmPaths{early.source_spm, early.target_spm},
+                          pipeline::model_packing(early, model_folder));
   pipeline::apply_model_defaults(impl_->model->info(), impl_->settings);
   for (const auto& [key, value] : settings) pipeline::set_option(key, value, impl_->settings);
   pipeline::apply_languages(*impl_->model, impl_->settings);
+  pipeline::attach_shortlist(*impl_->model, model_folder, impl_->settings);
   impl_->translator =
       std::make_unique<pipeline::Translator>(impl_->model, pipeline::translator_options(impl_->settings));
 }

@@ -16,13 +16,14 @@ enum class Command { translate, score };
 enum class SettingKind {
   whole_number,
   number,
-  on_off,      // a switch: given without a value it means "true"
-  format,      // one of SettingRow::choices
+  on_off,  // a switch: given without a value it means "true"
+  format,  // one of SettingRow::choices
   text,
   long_lines,  // one of SettingRow::choices
   precision,
-  sampling,    // "full", "topk K", "topp P" (two words on a command line, one string here)
-  alignment,   // "hard", "soft" or a threshold
+  sampling,   // "full", "topk K", "topp P" (two words on a command line, one string here)
+  alignment,  // "hard", "soft" or a threshold
+  words,      // a file and its arguments: several words on a command line, a list in YAML
 };
 
 struct SettingRow {

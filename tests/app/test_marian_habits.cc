@@ -127,7 +127,7 @@ TEST_CASE("translate and score: every Marian option ignored is accepted, every r
   }
 }
 
-TEST_CASE("translate: -w and -d are accepted with a note, --shortlist and knn refused", "[cli]") {
+TEST_CASE("translate: -w and -d are accepted with a note, knn refused", "[cli]") {
   const auto plain = test::run_s2s("translate " + kModel, kInput);
   const auto gpu = test::run_s2s("translate " + kModel + "-w 512 -d 0 1", kInput);
   INFO(gpu.err);
@@ -136,8 +136,10 @@ TEST_CASE("translate: -w and -d are accepted with a note, --shortlist and knn re
   CHECK(gpu.err == "s2s: ignored, as they do not apply to s2s on the CPU "
                    "(docs/marian-options.md says why): --workspace, --devices\n");
   CHECK(test::run_s2s("translate " + kModel + "-w 512 --quiet", kInput).err.empty());
-  check_usage_error(test::run_s2s("translate " + kModel + "--shortlist lex.s2t 100"),
-                    "s2s: error: --shortlist: not supported yet");
+  const auto missing =
+      test::run_s2s("translate " + kModel + "--shortlist /nonexistent/lex.s2t 100");
+  CHECK(missing.exit_code != 0);
+  CHECK(missing.err.find("/nonexistent/lex.s2t: no such shortlist file") != std::string::npos);
   check_usage_error(test::run_s2s("translate " + kModel + "--output-approx-knn"),
                     "s2s: error: --output-approx-knn: not supported");
 }

@@ -158,6 +158,28 @@ part 2): marian-decoder / marian-scorer --alignment.  Looked up in marian-nmt/ma
     == 1 -> per target t the first s with the largest value (strict '<' scan), else every (s, t)
     with value > threshold (strict); sorted by s then t (:22-26); toString "s-t" joined by " "
     (:57-65).  A threshold of 0 (unparsable string other than soft/hard) is an error.
+
+CANDIDATES (beam_search(..., candidates=[ids]), beam_search_core(..., candidates=...)): a lexical
+shortlist / vocabulary map restricts the output layer (Marian --shortlist, CTranslate2 use_vmap;
+which ids, per batch: tools/reference/shortlist_ref.py).  Marian computes the logits of the
+shortlisted columns only (data/shortlist.cpp Shortlist::filter / createCachedTensors:
+index_select of the output weights and bias), takes the log-softmax over those K columns, the
+top-k over [B_cur, K] and maps positions back to word ids (Shortlist::reverseMap);
+CTranslate2 does the same with update_output_layer(size_multiple, restrict_ids) (padding
+columns get a -inf bias: no effect).  Rules implemented here (None = no restriction, exactly the
+search without the argument):
+  * the log-probs of a step are log_softmax(logits[candidates]) (float32, the family's
+    log_softmax, on the scorer's raw logits when it has them -- ModelScorer.logits -- else on its
+    log-probs, which is the same up to rounding); every other id is EXCLUDED: its expanded score
+    is -inf, it is never selected, <unk> suppression / banned_ids / min_length / the secondary
+    </s> rule only ever lower candidate columns to float32 lowest (an excluded id stays -inf);
+  * the top-k tie-break "lower hyp_index * V + token first" is Marian's "lower hyp_index * K +
+    position first" because the candidate list is sorted ascending;
+  * a step margin (trace) counts candidates only (None when no candidate was rejected);
+  * if fewer than the beam width of candidates can be selected (all others -inf) the search
+    raises ValueError (Marian's multiple-of-8 padding makes that impossible with beam <= 8).
+  Forced prefix tokens are placed whether or not they are candidates (CTranslate2 adds the
+  target prefix to the candidates anyway); "prefix_logprobs" is -inf for a non-candidate.
 """
 
 import math
@@ -394,10 +416,45 @@ class RepetitionScorer:
         return self.memo[prefix]
 
 
+class CandidateScorer:
+    """A scorer restricted to a candidate set (CANDIDATES in the module docstring):
+    next_logprobs(prefix) -> float32 [V], log_softmax over the candidate ids, -inf elsewhere.
+    scorer: a ModelScorer (its raw logits are used), a RepetitionScorer or any callable
+    prefix -> log-probs [V] (renormalised over the candidates)."""
+
+    def __init__(self, scorer, candidates, vocab_size):
+        self.scorer = scorer
+        self.family = getattr(scorer, "family", None)
+        self.V = int(vocab_size)
+        self.candidates = np.array(sorted({int(c) for c in candidates}), dtype=np.int64)
+        if len(self.candidates) == 0:
+            raise ValueError("empty candidate set")
+        if self.candidates[0] < 0 or self.candidates[-1] >= self.V:
+            raise ValueError("candidate ids outside [0, %d)" % self.V)
+        fam_ref = getattr(self.family, "ref", None)
+        self.log_softmax = fam_ref.log_softmax if fam_ref is not None else ref.log_softmax
+        self.memo = {}
+
+    def alignment(self, prefix):
+        return self.scorer.alignment(prefix)
+
+    def __call__(self, prefix):
+        prefix = tuple(prefix)
+        if prefix not in self.memo:
+            logits = getattr(self.scorer, "logits", None)
+            x = logits(prefix) if logits is not None else self.scorer(prefix)
+            x = np.asarray(x, dtype=F32)[self.candidates]
+            out = np.full(self.V, -np.inf, dtype=F32)
+            out[self.candidates] = np.asarray(self.log_softmax(x), dtype=F32)
+            self.memo[prefix] = out
+        return self.memo[prefix]
+
+
 def beam_search_core(next_logprobs, src_len, vocab_size, eos_id, unk_id, beam_size,
                      normalize=0.0, word_penalty=0.0, max_length_factor=3.0, allow_unk=False,
                      trace=None, empty_source=False, flip_boundary_below=None, banned_ids=(),
-                     min_length=0, prefix_ids=None, prefix_eos_rule=True, next_alignment=None):
+                     min_length=0, prefix_ids=None, prefix_eos_rule=True, next_alignment=None,
+                     candidates=None):
     """Marian beam search over an abstract scorer.
 
     next_logprobs(prefix_tuple) -> float32 array [vocab_size] (log-probs of the next token).
@@ -421,6 +478,9 @@ def beam_search_core(next_logprobs, src_len, vocab_size, eos_id, unk_id, beam_si
       decoder step that predicts the next token, ModelScorer.alignment); every hypothesis then
       carries its rows along its back-pointers and finished ones get "alignment": [rows], one
       per target token (see WORD ALIGNMENT in the module docstring).
+    candidates: optional ids the output layer is restricted to (CANDIDATES in the module
+      docstring); next_logprobs is wrapped in a CandidateScorer unless it already is one for the
+      same set.  None = every id, exactly the search without the argument.
     Returns the finished hypotheses, best first (see module docstring)."""
     assert beam_size >= 1
     V = int(vocab_size)
@@ -431,6 +491,15 @@ def beam_search_core(next_logprobs, src_len, vocab_size, eos_id, unk_id, beam_si
     assert all(0 <= i < V for i in prefix), prefix
     P = len(prefix)
     forced_lps = []        # the scorer's log-probs of the forced tokens (information only)
+    excluded = None        # bool [V]: ids outside the candidate set (None: no restriction)
+    if candidates is not None:
+        cs = next_logprobs
+        if not (isinstance(cs, CandidateScorer) and cs.V == V and
+                set(cs.candidates.tolist()) == {int(c) for c in candidates}):
+            cs = CandidateScorer(next_logprobs, candidates, V)
+        next_logprobs = cs
+        excluded = np.ones(V, dtype=bool)
+        excluded[cs.candidates] = False
 
     def finish(ids, lps, score, step, order, rows):
         nrm = normalized_score(score, len(ids), normalize, word_penalty)
@@ -496,6 +565,8 @@ def beam_search_core(next_logprobs, src_len, vocab_size, eos_id, unk_id, beam_si
                 scores[r, eos_id] = LOWEST
         for b in banned_ids:
             scores[:, b] = LOWEST
+        if excluded is not None:    # excluded ids stay -inf whatever the masks above did
+            scores[:, excluded] = -np.inf
         flat = scores.reshape(-1)
         # descending score, ties -> lower flat index (stable sort of the negated scores)
         order = np.argsort(-flat, kind="stable")
@@ -503,12 +574,15 @@ def beam_search_core(next_logprobs, src_len, vocab_size, eos_id, unk_id, beam_si
             # CTranslate2 (decoding.cc update_sample_with_prefix): at the first step after the
             # prefix </s> may only be the best candidate; otherwise it is not selectable
             flat = flat.copy()
-            flat[eos_id] = LOWEST
+            if excluded is None or not excluded[eos_id]:
+                flat[eos_id] = LOWEST
             order = np.argsort(-flat, kind="stable")
         k = width
         sel = order[:k]
         margin = None
-        if len(order) > k:
+        if excluded is not None and not np.all(np.isfinite(flat[sel])):
+            raise ValueError("fewer selectable candidates than the beam width %d" % k)
+        if len(order) > k and (excluded is None or np.isfinite(flat[order[k]])):
             margin = float(flat[sel[-1]]) - float(flat[order[k]])
             if flip_boundary_below is not None and margin < flip_boundary_below:
                 order = order.copy()
@@ -550,7 +624,8 @@ def beam_search_core(next_logprobs, src_len, vocab_size, eos_id, unk_id, beam_si
 
 def beam_search(model, src_ids, beam_size, normalize=0.0, word_penalty=0.0, max_length_factor=3.0,
                 allow_unk=None, trace=None, scorer=None, flip_boundary_below=None, banned_ids=None,
-                min_length=None, prefix_ids=None, alignment=False, prefix_eos_rule=True):
+                min_length=None, prefix_ids=None, alignment=False, prefix_eos_rule=True,
+                candidates=None):
     """Beam search of ONE sentence (src_ids 1-D, as fed to the encoder: incl. the final </s> for
     Marian / HF) with a marian_ref, hf_ref or onmt_ref model.
     Returns the n-best list (beam_size hypotheses, best first), each
@@ -564,7 +639,9 @@ def beam_search(model, src_ids, beam_size, normalize=0.0, word_penalty=0.0, max_
       and "prefix_logprobs".
     alignment: True -> every hypothesis also holds "alignment": float32 rows [len(ids)][S] (WORD
       ALIGNMENT above; Marian models only; a given scorer must have been made with
-      alignment=True)."""
+      alignment=True).
+    candidates: optional target ids the output layer is restricted to (CANDIDATES above: the
+      log-softmax over these ids only, every other id excluded); None = all ids."""
     fam = family_of(model) if scorer is None else scorer.family
     src_ids = [int(i) for i in np.asarray(src_ids).reshape(-1)]
     if scorer is None:
@@ -582,7 +659,8 @@ def beam_search(model, src_ids, beam_size, normalize=0.0, word_penalty=0.0, max_
                             empty_source=empty, flip_boundary_below=flip_boundary_below,
                             banned_ids=banned_ids, min_length=min_length, prefix_ids=prefix_ids,
                             prefix_eos_rule=prefix_eos_rule,
-                            next_alignment=scorer.alignment if alignment else None)
+                            next_alignment=scorer.alignment if alignment else None,
+                            candidates=candidates)
 
 
 def score_pairs(model, src_ids, tgt_ids, alignment=False):

@@ -32,6 +32,7 @@
 #include "s2s/pipeline/line_reader.h"
 #include "s2s/pipeline/long_lines.h"
 #include "s2s/pipeline/output.h"
+#include "s2s/pipeline/shortlist_setting.h"
 #include "s2s/pipeline/windows.h"
 #include "s2s/pipeline/worker_team.h"
 #include "s2s/text/clean.h"
@@ -50,6 +51,8 @@ pipeline::Journal journal_of_run(const TranslateJob& job, const std::string& out
   journal.options = pipeline::result_options(settings);
   if (!settings.translate.glossary_file.empty())
     journal.options["glossary file"] = pipeline::path_fingerprint(settings.translate.glossary_file);
+  if (!settings.shortlist.empty() && settings.shortlist.front() != "off")
+    journal.options["shortlist file"] = pipeline::path_fingerprint(settings.shortlist.front());
   if (!job.prefix_file.empty()) {
     journal.options["prefix-file"] = job.prefix_file;
     journal.options["prefix-file file"] = pipeline::path_fingerprint(job.prefix_file);
@@ -259,8 +262,9 @@ RunResult translate(const TranslateJob& job, const RunControl& control) {
   const std::string model_dir = model_folder(job.settings, plan.config_notes);
   const std::shared_ptr<const model::Model> model = formats::load_model(
       model_dir, formats::SpmPaths{plan.early.source_spm, plan.early.target_spm},
-      plan.early.precision);
-  const pipeline::TranslateSettings settings = full_settings(job, plan.config, *model);
+      pipeline::model_packing(plan.early, model_dir));
+  pipeline::TranslateSettings settings = full_settings(job, plan.config, *model);
+  pipeline::attach_shortlist(*model, model_dir, settings);
 
   const pipeline::Translator translator(model, pipeline::translator_options(settings));
   std::optional<pipeline::WorkerTeam> team;  // --workers: their threads, kept for the whole input

@@ -1,9 +1,13 @@
 #include "s2s/model/decoder.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
+#include "s2s/core/error.h"
 #include "s2s/layers/mask.h"
+#include "s2s/ops/gather.h"
+#include "s2s/ops/matmul.h"
 #include "s2s/ops/softmax.h"
 
 namespace s2s::model {
@@ -37,13 +41,69 @@ Decoder::Decoder(layers::WeightStore& weights, const ModelConfig& config, Tensor
     final_norm_ = layers::LayerNorm(weights, "decoder/final_norm", d, config.layer_norm_epsilon);
 
   Tensor bias;
-  if (config.output_bias) bias = weights.take("decoder/output/bias", {config.target_vocab_size});
-  if (config.tied_output)
+  if (config.output_bias) {
+    bias = weights.take("decoder/output/bias", {config.target_vocab_size});
+    output_bias_ = bias.clone();
+  }
+  if (config.tied_output) {
     output_ = layers::Linear(embedding_.table().view(), ops::WeightLayout::out_in,
                              config.output_bias ? &bias : nullptr, weights.linear_packing());
-  else
-    output_ = layers::Linear(weights, "decoder/output", d, config.target_vocab_size,
-                             config.output_bias);
+    output_rows_ = embedding_.table().view();
+    return;
+  }
+  auto w = weights.take_linear("decoder/output/weight", d, config.target_vocab_size);
+  if (weights.linear_packing().keep_output_rows)
+    output_rows_ = w.layout == ops::WeightLayout::out_in ? w.weight.clone()
+                                                         : w.weight.permuted({1, 0}).clone();
+  output_ = layers::Linear(std::move(w.weight), w.layout, config.output_bias ? &bias : nullptr,
+                           weights.linear_packing());
+}
+
+void Decoder::restrict_output(DecoderState& state,
+                              const std::vector<std::int32_t>& candidates) const {
+  if (output_rows_.rank() != 2 || output_rows_.dtype() != DataType::f32)
+    throw UsageError(
+        "a shortlist needs the output layer's float32 rows, which this model was loaded without "
+        "(load it with ops::Packing::keep_output_rows)");
+  const dim_t vocab = output_rows_.dim(0);
+  for (std::int32_t id : candidates)
+    S2S_CHECK(id >= 0 && id < vocab, "shortlist candidate ", id, " outside the vocabulary of ",
+              vocab);
+  state.candidates_ = candidates;
+  const Tensor ids = Tensor::wrap(state.candidates_.data(), {static_cast<dim_t>(candidates.size())},
+                                  DataType::i32);
+  ops::gather_rows(output_rows_, ids, state.candidate_rows_);
+  state.candidate_bias_ = Tensor();
+  if (output_bias_.rank() == 1) {
+    state.candidate_bias_.resize({static_cast<dim_t>(candidates.size())});
+    for (std::size_t c = 0; c < candidates.size(); ++c)
+      state.candidate_bias_.data<float>()[c] = output_bias_.data<float>()[candidates[c]];
+  }
+}
+
+void Decoder::restricted_output(DecoderState& state, Tensor& x, Tensor& logits,
+                                float* row_max) const {
+  if (has_final_norm_) final_norm_(x, x);
+  const dim_t batch = x.dim(0), count = static_cast<dim_t>(state.candidates_.size());
+  const Tensor rows = x.reshaped({batch, d_model_});
+  ops::MatmulOptions options;
+  options.transpose_b = true;
+  options.bias = state.candidate_bias_.rank() == 1 ? &state.candidate_bias_ : nullptr;
+  ops::matmul(rows, state.candidate_rows_, state.candidate_logits_, options);
+  const dim_t vocab = output_rows_.dim(0);
+  logits.resize({batch, vocab});
+  logits.fill(-std::numeric_limits<float>::infinity());
+  const float* small = state.candidate_logits_.data<float>();
+  float* full = logits.data<float>();
+  for (dim_t b = 0; b < batch; ++b) {
+    float best = -std::numeric_limits<float>::infinity();
+    for (dim_t c = 0; c < count; ++c) {
+      const float v = small[b * count + c];
+      full[b * vocab + state.candidates_[static_cast<std::size_t>(c)]] = v;
+      best = std::max(best, v);
+    }
+    if (row_max != nullptr) row_max[b] = best;
+  }
 }
 
 DecoderState Decoder::start(const EncoderOutput& encoded, dim_t max_steps,
@@ -58,6 +118,7 @@ void Decoder::start(const EncoderOutput& encoded, dim_t max_steps, DecoderState&
   const dim_t batch = encoded.memory.dim(0), source_len = encoded.memory.dim(1);
   const dim_t head_dim = d_model_ / heads_;
   state.step_ = 0;
+  state.candidates_.clear();      // the whole vocabulary until restrict_output
   state.keep_alignment_ = false;  // a state reused for another batch: asked again
   state.limit_ = max_steps;
   state.row_capacity_ = std::max(batch, max_rows);
@@ -132,8 +193,12 @@ void Decoder::step(DecoderState& state, const std::vector<std::int32_t>& previou
     std::swap(x, s.sublayer);
     feed_forward(layer, x, s);
   }
-  output(x, logits, row_max);
-  logits.reshape({batch, logits.dim(-1)});
+  if (state.candidates_.empty()) {
+    output(x, logits, row_max);
+    logits.reshape({batch, logits.dim(-1)});
+  } else {
+    restricted_output(state, x, logits, row_max);
+  }
   ++state.step_;
 }
 

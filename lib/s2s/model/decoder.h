@@ -33,6 +33,12 @@ class Decoder {
   void start(const EncoderOutput& encoded, dim_t max_steps, DecoderState& state,
              dim_t max_rows = 0) const;
 
+  // Until the next start(), step() computes the logits of `candidates` only (sorted target ids,
+  // model/shortlist.h) and gives every other id -infinity, so that the log-softmax and the
+  // choice of tokens cover the candidates alone, as Marian's and CTranslate2's shortlists do.
+  // UsageError when the model keeps no float32 output rows (ops::Packing::keep_output_rows).
+  void restrict_output(DecoderState& state, const std::vector<std::int32_t>& candidates) const;
+
   // UsageError when the model names no alignment layer, saying why (ModelConfig::alignment_note).
   void check_alignment() const;
   // Word alignment for the steps of this batch (DecoderState::alignment_row); check_alignment.
@@ -88,6 +94,8 @@ class Decoder {
   void keep_alignment_rows(const Layer& layer, DecoderState& state) const;
   // Final norm + output projection: x [B, T, D] -> logits [B, T, V] (row_max: step()).
   void output(Tensor& x, Tensor& logits, float* row_max = nullptr) const;
+  // step()'s output layer over the state's candidates: x [B, D] -> logits [B, V].
+  void restricted_output(DecoderState& state, Tensor& x, Tensor& logits, float* row_max) const;
 
   dim_t heads_;
   dim_t alignment_layer_;  // ModelConfig::alignment_layer
@@ -104,6 +112,11 @@ class Decoder {
   bool has_final_norm_;
   layers::LayerNorm final_norm_;
   layers::Linear output_;
+  // The output weight as float32 rows [V, D] and its bias [V] (empty without one), for
+  // restrict_output: a view of the embedding table when tied, a copy when kept; rank 0 when
+  // absent.
+  Tensor output_rows_;
+  Tensor output_bias_;
 };
 
 }  // namespace s2s::model

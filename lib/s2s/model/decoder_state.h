@@ -64,6 +64,12 @@ class DecoderState {
   Tensor x_;              // [B, 1, D]
   LayerScratch scratch_;
   bool keep_alignment_ = false;
+  // Decoder::restrict_output: the candidate ids, their output rows [C, D] and biases [C], and
+  // the step's logits over them [B, C]; no candidates: the whole vocabulary.
+  std::vector<std::int32_t> candidates_;
+  Tensor candidate_rows_;
+  Tensor candidate_bias_;
+  Tensor candidate_logits_;
   Tensor alignment_;  // [B, S] with keep_alignment_
   // Targets of the copies, swapped with what they replace (no allocation once large enough).
   Tensor spare_history_;

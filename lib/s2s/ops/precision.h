@@ -43,6 +43,10 @@ struct Packing {
   // bfloat16 and int8: take the row count at run time (oneDNN's `gemm:jit`, the path of CPUs
   // without brgemm) even where brgemm would serve fixed row counts (packed_matmul_dnnl.cc).
   bool runtime_rows = false;
+  // An untied output layer also keeps its weight as float32 rows [V, D], from which a shortlist
+  // takes the rows of its candidates (model::Decoder::restrict_output); a tied one has them in
+  // its embedding table.
+  bool keep_output_rows = false;
 
   Packing() = default;
   Packing(Precision p) : precision(p) {}  // NOLINT(google-explicit-constructor): a precision is a packing

@@ -13,6 +13,7 @@
 #include <iterator>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <type_traits>
 #include <variant>
 
@@ -37,13 +38,14 @@ struct Fields {
   using Precision = ops::Precision& (*)(S&);
   using Sampling = s2s::search::Sampling& (*)(S&);
   using Alignment = AlignmentOutput& (*)(S&);
+  using Words = std::vector<std::string>& (*)(S&);
 };
 template <typename S>
-using Field = std::variant<typename Fields<S>::Int, typename Fields<S>::Float,
-                           typename Fields<S>::Bool, typename Fields<S>::Format,
-                           typename Fields<S>::String, typename Fields<S>::Lines,
-                           typename Fields<S>::Precision, typename Fields<S>::Sampling,
-                           typename Fields<S>::Alignment>;
+using Field =
+    std::variant<typename Fields<S>::Int, typename Fields<S>::Float, typename Fields<S>::Bool,
+                 typename Fields<S>::Format, typename Fields<S>::String, typename Fields<S>::Lines,
+                 typename Fields<S>::Precision, typename Fields<S>::Sampling,
+                 typename Fields<S>::Alignment, typename Fields<S>::Words>;
 
 // clang-format off
 #define S2S_FIELD(member) +[](Settings& s) -> auto& { return s.member; }
@@ -131,6 +133,13 @@ const OptionSpec<Settings> kRows[] = {
      S2S_FIELD(translate.glossary_ignore_case),
      "--glossary: match source terms ignoring ASCII case (A-Z only; other letters are compared "
      "as they are)"},
+    {"shortlist", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(shortlist),
+     "Lexical shortlist, as Marian's: each batch may produce only the target pieces its source "
+     "pieces translate to, and the output layer computes only those (faster on large "
+     "vocabularies). FILE [first best threshold] for Marian's text lex.s2t (defaults 100 100 0), "
+     "FILE [check] for its binary shortlist (Bergamot's lex.*.bin), FILE for CTranslate2's "
+     "vmap.txt; without it, the model folder's own (lex.*.bin, lex.*.s2t or vmap.txt) if it has "
+     "one; off: none"},
     {"alignment", "", nullptr, false, Bound::any, "hard", S2S_FIELD(translate.alignment),
      "Word alignment after each translation, as marian-decoder prints it (' ||| 0-0 1-2 ...', "
      "source-target piece positions, </s> included): hard (the most attended source piece of "
@@ -155,8 +164,7 @@ const OptionSpec<Settings> kRows[] = {
      "Most source tokens the model is given at once (</s> included; never more than a learned "
      "position table), and most tokens of a translation; longer lines are handled as "
      "--long-lines says"},
-    {"sentence-split", "", nullptr, false, Bound::any, nullptr,
-     S2S_FIELD(translate.sentence_split),
+    {"sentence-split", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(translate.sentence_split),
      "Cut each line into sentences (ICU), translated as units and joined with the whitespace "
      "between them: the source language whose abbreviations are known (en, de, fr, ...; on "
      "means en), or off: a line is one unit, as in Marian, unless it is over --max-length"},
@@ -182,7 +190,8 @@ const OptionSpec<Settings> kRows[] = {
      "Lines read at a time (and sorted by length) when input comes faster than it is translated"},
     {"dedup", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(dedup),
      "Translate each distinct line once and copy its result to every repeat (the same "
-     "translations; for corpora that repeat lines); finished lines are kept within --dedup-memory, the least "
+     "translations; for corpora that repeat lines); finished lines are kept within --dedup-memory, "
+     "the least "
      "recently used dropped first"},
     {"dedup-memory", "", nullptr, false, Bound::positive, nullptr, S2S_FIELD(dedup_memory),
      "--dedup: megabytes the finished lines may take, counted roughly (the lines, their "
@@ -382,6 +391,11 @@ void set_value(const OptionSpec<S>& spec, const std::string& text, const std::st
     (*precision_field)(settings) = *precision;
   } else if (auto* string_field = std::get_if<typename F::String>(&spec.field)) {
     (*string_field)(settings) = text;
+  } else if (auto* words_field = std::get_if<typename F::Words>(&spec.field)) {
+    std::vector<std::string> words;
+    std::istringstream in(text);
+    for (std::string word; in >> word;) words.push_back(word);
+    (*words_field)(settings) = std::move(words);
   }
 }
 
@@ -402,6 +416,8 @@ std::string show(const OptionSpec<S>& spec, S& settings) {
     return sampling_name((*field)(settings));
   if (auto* field = std::get_if<typename F::Alignment>(&spec.field))
     return alignment_name((*field)(settings));
+  if (auto* field = std::get_if<typename F::Words>(&spec.field))
+    return (*field)(settings).empty() ? "none" : join((*field)(settings), " ");
   return output_format_name((*std::get_if<typename F::Format>(&spec.field))(settings));
 }
 
@@ -507,6 +523,12 @@ class MarianConfigKeys {
   bool decoder_config_ = false;
 };
 
+template <typename S>
+bool takes_words(const std::string& key) {
+  const OptionSpec<S>* spec = find_key<S>(key);
+  return spec != nullptr && std::holds_alternative<typename Fields<S>::Words>(spec->field);
+}
+
 template <typename ErrorType, typename S>
 ConfigFileNotes read_yaml(const std::string& path, YamlSource source, S& settings) {
   YAML::Node root;
@@ -531,9 +553,16 @@ ConfigFileNotes read_yaml(const std::string& path, YamlSource source, S& setting
   for (const auto& entry : root) {
     const std::string key = entry.first.Scalar();
     if (source == YamlSource::config && marian.handle(key, entry.second, settings)) continue;
-    // Marian writes a list for some single values (precision: [float32]).
+    // Marian writes a list for some single values (precision: [float32]) and for a file with its
+    // arguments (shortlist: [lex.s2t, 100, 100]): its items joined as the command line gives them.
     const bool one_item_list = entry.second.IsSequence() && entry.second.size() == 1 &&
                                entry.second[0].IsScalar();
+    if (entry.second.IsSequence() && !one_item_list && takes_words<S>(key)) {
+      std::string words;
+      for (const auto& item : entry.second) words += (words.empty() ? "" : " ") + item.Scalar();
+      apply_entry<ErrorType>(key, words, source, path, settings);
+      continue;
+    }
     const YAML::Node value = one_item_list ? entry.second[0] : entry.second;
     if (!value.IsScalar() && find_key<S>(key))
       throw ErrorType(path + ": " + key + ": expected a single value");
@@ -567,11 +596,10 @@ OptionRow row_of(std::size_t row) {
   S defaults;
   OptionRow r{spec.key,  spec.short_flag, spec.marian_key, spec.bare_value, OptionKind::text,
               spec.help, show(spec, defaults)};
-  constexpr OptionKind kinds[] = {OptionKind::whole_number, OptionKind::number,
-                                  OptionKind::on_off,       OptionKind::format,
-                                  OptionKind::text,         OptionKind::long_lines,
-                                  OptionKind::precision,    OptionKind::sampling,
-                                  OptionKind::alignment};  // Field's order
+  constexpr OptionKind kinds[] = {
+      OptionKind::whole_number, OptionKind::number,     OptionKind::on_off,    OptionKind::format,
+      OptionKind::text,         OptionKind::long_lines, OptionKind::precision, OptionKind::sampling,
+      OptionKind::alignment,    OptionKind::words};  // Field's order
   r.kind = kinds[spec.field.index()];
   return r;
 }

@@ -40,6 +40,9 @@ struct TranslateSettings {
   std::string source_lang;  // NLLB-200 / M2M-100: the source-language code (text/languages.h)
   std::string source_spm;   // SentencePiece models for folders without them (CTranslate2)
   std::string target_spm;
+  // Marian's --shortlist FILE [first best threshold] (pipeline/shortlist_setting.h); empty: the
+  // model folder's own shortlist if it has one; "off": none.
+  std::vector<std::string> shortlist;
 };
 
 // Everything `s2s score` can be told through its table.
@@ -74,7 +77,8 @@ enum class OptionKind {
   long_lines,
   precision,
   sampling,
-  alignment
+  alignment,
+  words  // a file and its arguments, several words on a command line (a list in YAML)
 };
 
 struct OptionRow {

@@ -9,6 +9,7 @@
 #include "s2s/batch/batcher.h"
 #include "s2s/pipeline/line_assembly.h"
 #include "s2s/pipeline/protection.h"
+#include "s2s/pipeline/shortlist_setting.h"
 #include "s2s/pipeline/units.h"
 #include "s2s/pipeline/worker_team.h"
 #include "s2s/search/beam.h"
@@ -272,6 +273,8 @@ class JobRunner {
       else  // the pieces of a sentence over the limit (search/beam.h); whole sentences never
         request.guard_loops.push_back(units_.guard_loops[u]);
     }
+    if (options_.shortlist != nullptr)
+      request.candidates = batch_candidates(model_, *options_.shortlist, sources, request.prefixes);
     const batch::Batch batch = batch::make_batch(sources, model_.config().source_eos_id);
     const model::EncoderOutput encoded =
         model_.encoder().forward(batch.ids, batch.lengths, *model_.workspaces().lease());

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "s2s/model/model.h"
+#include "s2s/model/shortlist.h"
 #include "s2s/pipeline/alignment.h"
 #include "s2s/pipeline/glossary.h"
 #include "s2s/pipeline/long_lines.h"
@@ -36,6 +37,9 @@ namespace s2s::pipeline {
 
 struct TranslateOptions {
   search::SearchOptions search;
+  // A lexical shortlist (model/shortlist.h): each batch may only produce its candidates. The
+  // model must keep its output rows (ops::Packing::keep_output_rows). Null: none.
+  std::shared_ptr<const model::Shortlist> shortlist;
   dim_t batch_size = 32;   // sentences per batch
   dim_t batch_tokens = 0;  // if > 0: padded source tokens per batch instead of sentences
   // Most source tokens one sentence may have (language label and </s> included); the model's

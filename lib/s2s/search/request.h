@@ -27,6 +27,9 @@ struct SearchRequest {
   std::vector<Constraints> constraints;
   // Sampling only: one seed per row (sentence_seed, search/sampling.h).
   std::vector<std::uint64_t> seeds;
+  // The batch's shortlist candidates (model/shortlist.h): sorted target ids, the only ones the
+  // search may produce; empty = the whole vocabulary.
+  std::vector<std::int32_t> candidates;
 
   SearchRequest() = default;
   // A request of these options and nothing else. Implicit: a plain search reads as

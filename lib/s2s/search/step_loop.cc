@@ -207,6 +207,8 @@ std::vector<std::vector<Hypothesis>> run_steps(SearchState& s, Strategy& strateg
   const model::Decoder& decoder = s.model.decoder();
   decoder.start(encoded, s.longest, s.workspace.state, max_rows);
   if (s.options().alignment) decoder.keep_alignment(s.workspace.state);
+  if (!s.request.candidates.empty())
+    decoder.restrict_output(s.workspace.state, s.request.candidates);
   std::vector<std::int32_t> previous(s.beams.size(), decoder.start_id());
   while (!s.live.empty()) {
     if (s.stopped()) return {};
