@@ -2,7 +2,8 @@
 //
 //   s2s_bench MODEL_DIR SENTENCES [--beam-size 1] [--threads 1] [--batch-size 32]
 //             [--precision float32|bfloat16|int8] [--source-lang L --target-lang L]
-//             [--sentence-split S] [--short-translations S] [--protect on|off] [--header]
+//             [--sentence-split S] [--short-translations S] [--protect on|off]
+//             [--shortlist FILE [N ...] | off] [--header]
 //
 // In this order (see bench/README.md for the columns):
 //   load   formats::load_model(MODEL_DIR)                          -> load_s
@@ -36,6 +37,7 @@
 #include "s2s/ops/matmul.h"
 #include "s2s/ops/precision.h"
 #include "s2s/pipeline/languages.h"
+#include "s2s/pipeline/shortlist_setting.h"
 #include "s2s/pipeline/translator.h"
 
 namespace {
@@ -123,6 +125,7 @@ struct Args {
   std::string sentence_split = s2s::pipeline::TranslateOptions{}.sentence_split;
   std::string short_translations = s2s::pipeline::TranslateOptions{}.short_translations;
   std::string protect = "on";
+  std::vector<std::string> shortlist;  // as s2s translate's --shortlist (none: the folder's)
   int beam_size = 1;
   int threads = 1;
   int batch_size = 32;
@@ -138,6 +141,25 @@ const char* const kHeader =
     "model                 prec     beam thr batch  sent  src_tok  tgt_tok  load_s first_s  total_s   tok/s"
     "  GFLOP ach_GF/s gemm_GF/s ratio  cpu%  load_MB  peak_MB   allocs  faults";
 
+s2s::pipeline::TranslateSettings shortlist_settings(const Args& args) {
+  s2s::pipeline::TranslateSettings settings;
+  settings.shortlist = args.shortlist;
+  return settings;
+}
+
+s2s::ops::Packing shortlist_packing(const Args& args, s2s::ops::Precision precision) {
+  s2s::pipeline::TranslateSettings settings = shortlist_settings(args);
+  settings.precision = precision;
+  return s2s::pipeline::model_packing(settings, args.model);
+}
+
+std::shared_ptr<const s2s::model::Shortlist> shortlist_of(const Args& args,
+                                                          const s2s::model::Model& model) {
+  s2s::pipeline::TranslateSettings settings = shortlist_settings(args);
+  s2s::pipeline::attach_shortlist(model, args.model, settings);
+  return settings.translate.shortlist;
+}
+
 void run(const Args& args) {
   s2s::set_num_threads(args.threads);
   const std::vector<std::string> lines = read_lines(args.sentences, args.max_sentences);
@@ -147,7 +169,7 @@ void run(const Args& args) {
   const auto precision = s2s::ops::parse_precision(args.precision);
   if (!precision) throw s2s::UsageError("--precision " + args.precision + ": unknown");
   std::shared_ptr<const s2s::model::Model> model =
-      s2s::formats::load_model(args.model, {}, *precision);
+      s2s::formats::load_model(args.model, {}, shortlist_packing(args, *precision));
   const double load_s = seconds_since(start);
   const double load_rss_mb = peak_rss_mb();
 
@@ -160,6 +182,7 @@ void run(const Args& args) {
   options.protect = args.protect == "on";
   if (!args.source_lang.empty() || !args.target_lang.empty())
     s2s::pipeline::choose_languages(*model, args.source_lang, args.target_lang, options);
+  options.shortlist = shortlist_of(args, *model);
   const s2s::pipeline::Translator translator(model, options);
 
   // (c) time to first output: the first sentence alone, to text
@@ -239,6 +262,7 @@ int main(int argc, char** argv) {
   app.add_option("--short-translations", args.short_translations, "As s2s translate's");
   app.add_option("--protect", args.protect, "As s2s translate's")
       ->check(CLI::IsMember({"on", "off"}));
+  app.add_option("--shortlist", args.shortlist, "As s2s translate's (off: none)")->expected(1, 4);
   app.add_option("--label", args.label, "Name in the first column (default: the model path)");
   app.add_flag("--header", args.header, "Print the column header first");
   try {
