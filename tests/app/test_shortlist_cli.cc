@@ -61,6 +61,25 @@ TEST_CASE("translate --shortlist: as Marian spells it, in a config, from the fol
         std::string::npos);
 }
 
+TEST_CASE("translate --shortlist with a glossary: the terms' pieces are candidates too",
+          "[cli][shortlist]") {
+  // A shortlist of ids 0..9 and one entry: without the terms' pieces among the candidates the
+  // term could only be forced in at -infinity.
+  test::TempDir dir("shortlist_cli");
+  const std::string lex = dir.write("tiny.s2t", "\u2581Die \u2581licence 0.5\n");
+  const std::string glossary = dir.write("glossary.tsv", "licence\tNutzungsbedingungen\n");
+  const std::string model = test::data_path("../../models/en-de");
+  const auto r = test::run_s2s("translate -m '" + model + "' --quiet --format jsonl --glossary '" +
+                                   glossary + "' --shortlist '" + lex + "' 10 5",
+                               "The licence is free.\n");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto json = nlohmann::json::parse(r.out);
+  CHECK(json["translation"].get<std::string>().find("Nutzungsbedingungen") != std::string::npos);
+  CHECK(json["score"].get<double>() > -1000.0);
+  for (const auto& token : json["tokens"]) CHECK(token != "<unk>");
+}
+
 TEST_CASE("translate --shortlist: a bad file or argument is one line naming it",
           "[cli][shortlist]") {
   test::TempDir dir("shortlist_cli");

@@ -20,6 +20,16 @@
 namespace s2s::pipeline {
 namespace {
 
+// A glossary's target terms stay reachable under a shortlist: their pieces join the candidates.
+void add_term_pieces(const std::vector<search::Constraints>& constraints,
+                     std::vector<std::int32_t>& candidates) {
+  for (const search::Constraints& c : constraints)
+    for (const std::vector<std::int32_t>& phrase : c.phrases())
+      candidates.insert(candidates.end(), phrase.begin(), phrase.end());
+  std::sort(candidates.begin(), candidates.end());
+  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+}
+
 // Most bytes of encoder attention scores per batch (see translate()).
 constexpr std::size_t kScoreBytes = std::size_t{64} << 20;
 
@@ -273,8 +283,10 @@ class JobRunner {
       else  // the pieces of a sentence over the limit (search/beam.h); whole sentences never
         request.guard_loops.push_back(units_.guard_loops[u]);
     }
-    if (options_.shortlist != nullptr)
+    if (options_.shortlist != nullptr) {
       request.candidates = batch_candidates(model_, *options_.shortlist, sources, request.prefixes);
+      add_term_pieces(request.constraints, request.candidates);
+    }
     const batch::Batch batch = batch::make_batch(sources, model_.config().source_eos_id);
     const model::EncoderOutput encoded =
         model_.encoder().forward(batch.ids, batch.lengths, *model_.workspaces().lease());
