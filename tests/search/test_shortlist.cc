@@ -11,6 +11,7 @@
 #include "s2s/model/shortlist.h"
 #include "s2s/pipeline/shortlist_setting.h"
 #include "s2s/search/beam.h"
+#include "s2s/search/sampling.h"
 #include "test_utils.h"
 
 namespace s2s {
@@ -24,10 +25,26 @@ model::EncoderOutput encode(const model::Model& model, const std::vector<Ids>& s
 }
 
 // A fixture loaded as a run with a shortlist loads it (ops::Packing::keep_output_rows).
-std::shared_ptr<const model::Model> load_with_output_rows(const test::FixtureModel& f) {
-  ops::Packing packing;
+std::shared_ptr<const model::Model> load_with_output_rows(
+    const test::FixtureModel& f, ops::Precision precision = ops::Precision::f32) {
+  ops::Packing packing(precision);
   packing.keep_output_rows = true;
   return test::load_fixture(f, packing);
+}
+
+// Every other id and </s>: a candidate's column is not its id.
+Ids every_other_id(const model::Model& model) {
+  Ids ids{model.config().eos_id};
+  for (std::int32_t id = 0; id < model.config().target_vocab_size; id += 2) ids.push_back(id);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
+}
+
+bool all_in(const Ids& ids, const Ids& candidates) {
+  return std::all_of(ids.begin(), ids.end(), [&](std::int32_t id) {
+    return std::binary_search(candidates.begin(), candidates.end(), id);
+  });
 }
 
 }  // namespace
@@ -142,6 +159,97 @@ TEST_CASE(
       for (std::int32_t id : narrow.at(0).at(0).ids)
         CHECK(std::binary_search(request.candidates.begin(), request.candidates.end(), id));
     }
+  }
+}
+
+TEST_CASE("restricted logits are the full logits of the candidates, in every precision",
+          "[shortlist][model]") {
+  for (const ops::Precision precision :
+       {ops::Precision::f32, ops::Precision::int8, ops::Precision::bf16}) {
+    if (!test::cpu_computes(precision)) continue;
+    for (const char* name : {"marian-ymlids-gelu-tied", "marian-prenorm-relu-untied"}) {
+      SECTION(std::string(name) + " " + ops::precision_name(precision)) {
+        const auto model = load_with_output_rows(test::fixture_named(name), precision);
+        const model::EncoderOutput encoded =
+            encode(*model, {model->codec().encode_source("the quick brown fox"),
+                            model->codec().encode_source("a b")});
+        const model::Decoder& decoder = model->decoder();
+        const Ids candidates = every_other_id(*model);
+        const std::vector<std::int32_t> previous(2, decoder.start_id()), next{3, 4};
+        model::DecoderState full = decoder.start(encoded, 4),
+                            restricted = decoder.start(encoded, 4);
+        decoder.restrict_output(restricted, candidates);
+        for (const auto& tokens : {previous, next}) {
+          Tensor all, some;
+          std::vector<float> some_max(2);
+          decoder.step(full, tokens, all);
+          decoder.step(restricted, tokens, some, some_max.data());
+          REQUIRE(some.dim(1) == static_cast<dim_t>(candidates.size()));
+          for (dim_t b = 0; b < 2; ++b) {
+            float most = -std::numeric_limits<float>::infinity();
+            for (std::size_t c = 0; c < candidates.size(); ++c) {
+              const float expected = all.data<float>()[b * all.dim(1) + candidates[c]];
+              const float got = some.data<float>()[b * some.dim(1) + static_cast<dim_t>(c)];
+              CHECK(got == Approx(expected).margin(1e-4).epsilon(1e-4));
+              most = std::max(most, got);
+            }
+            CHECK(some_max[static_cast<std::size_t>(b)] == most);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE(
+    "restricted searches: draws, repetition rules, constraints and prefixes use the candidates",
+    "[shortlist][search]") {
+  const test::FixtureModel& f = test::fixture_named("marian-ymlids-gelu-tied");
+  const auto model = load_with_output_rows(f);
+  const model::EncoderOutput encoded =
+      encode(*model, {model->codec().encode_source("the quick brown fox jumps")});
+  const Ids candidates = every_other_id(*model);
+  search::SearchRequest request(test::greedy_options(f));
+  request.candidates = candidates;
+  const Ids greedy = search::beam_search(*model, encoded, request).at(0).at(0).ids;
+  REQUIRE(all_in(greedy, candidates));
+
+  SECTION("draws are candidates, and at a tiny temperature the greedy choice") {
+    request.seeds = {7};
+    const auto sampled = search::sample_search(*model, encoded, request);
+    CHECK(all_in(sampled.at(0).at(0).ids, candidates));
+    request.options.temperature = 1e-4f;
+    CHECK(search::sample_search(*model, encoded, request).at(0).at(0).ids == greedy);
+  }
+  SECTION("no repeated n-gram, counted on tokens") {
+    // A translation that repeats a token.
+    const auto repeats = [](Ids ids) {
+      std::sort(ids.begin(), ids.end());
+      return std::adjacent_find(ids.begin(), ids.end()) != ids.end();
+    };
+    const model::EncoderOutput repeating =
+        encode(*model, {model->codec().encode_source("the the the fox fox fox jumps jumps over")});
+    request.options.min_length = 12;  // the random fixture ends early otherwise
+    REQUIRE(repeats(search::beam_search(*model, repeating, request).at(0).at(0).ids));
+    request.options.no_repeat_ngram = 1;
+    Ids ids = search::beam_search(*model, repeating, request).at(0).at(0).ids;
+    CHECK(all_in(ids, candidates));
+    CHECK_FALSE(repeats(ids));
+  }
+  SECTION("a constraint of candidates is met, and a prefix outside them is kept") {
+    request.options.beam_size = 4;
+    request.constraints = {search::Constraints({{candidates[5], candidates[6]}})};
+    const Ids constrained = search::beam_search(*model, encoded, request).at(0).at(0).ids;
+    CHECK(std::search(constrained.begin(), constrained.end(), candidates.begin() + 5,
+                      candidates.begin() + 7) != constrained.end());
+    CHECK(all_in(constrained, candidates));
+    request.constraints.clear();
+    request.prefixes = {{candidates[5] + 1}};
+    request.options.no_repeat_ngram = 2;
+    const Ids prefixed = search::beam_search(*model, encoded, request).at(0).at(0).ids;
+    REQUIRE(prefixed.size() > 1);
+    CHECK(prefixed[0] == candidates[5] + 1);
+    CHECK(all_in(Ids(prefixed.begin() + 1, prefixed.end()), candidates));
   }
 }
 

@@ -1,13 +1,11 @@
 #include "s2s/model/decoder.h"
 
 #include <algorithm>
-#include <limits>
 #include <numeric>
 
 #include "s2s/core/error.h"
 #include "s2s/layers/mask.h"
 #include "s2s/ops/gather.h"
-#include "s2s/ops/matmul.h"
 #include "s2s/ops/softmax.h"
 
 namespace s2s::model {
@@ -22,7 +20,8 @@ Decoder::Decoder(layers::WeightStore& weights, const ModelConfig& config, Tensor
                                                                      : DataType::bf16),
       embedding_(weights, "decoder", std::move(embeddings), std::move(positions),
                  config.embedding()),
-      has_final_norm_(config.final_norm) {
+      has_final_norm_(config.final_norm),
+      output_packing_(weights.linear_packing()) {
   const dim_t d = config.d_model;
   for (dim_t i = 0; i < config.decoder_layers; ++i) {
     const std::string p = "decoder/layer_" + std::to_string(i);
@@ -70,40 +69,24 @@ void Decoder::restrict_output(DecoderState& state,
     S2S_CHECK(id >= 0 && id < vocab, "shortlist candidate ", id, " outside the vocabulary of ",
               vocab);
   state.candidates_ = candidates;
-  const Tensor ids = Tensor::wrap(state.candidates_.data(), {static_cast<dim_t>(candidates.size())},
-                                  DataType::i32);
-  ops::gather_rows(output_rows_, ids, state.candidate_rows_);
-  state.candidate_bias_ = Tensor();
+  const auto count = static_cast<dim_t>(candidates.size());
+  const Tensor ids = Tensor::wrap(state.candidates_.data(), {count}, DataType::i32);
+  Tensor rows, bias;
+  ops::gather_rows(output_rows_, ids, rows);
   if (output_bias_.rank() == 1) {
-    state.candidate_bias_.resize({static_cast<dim_t>(candidates.size())});
-    for (std::size_t c = 0; c < candidates.size(); ++c)
-      state.candidate_bias_.data<float>()[c] = output_bias_.data<float>()[candidates[c]];
+    bias.resize({count});
+    for (dim_t c = 0; c < count; ++c)
+      bias.data<float>()[c] = output_bias_.data<float>()[candidates[static_cast<std::size_t>(c)]];
   }
+  state.candidate_output_ = layers::Linear(std::move(rows), ops::WeightLayout::out_in,
+                                           bias.rank() == 1 ? &bias : nullptr, output_packing_);
 }
 
 void Decoder::restricted_output(DecoderState& state, Tensor& x, Tensor& logits,
                                 float* row_max) const {
   if (has_final_norm_) final_norm_(x, x);
-  const dim_t batch = x.dim(0), count = static_cast<dim_t>(state.candidates_.size());
-  const Tensor rows = x.reshaped({batch, d_model_});
-  ops::MatmulOptions options;
-  options.transpose_b = true;
-  options.bias = state.candidate_bias_.rank() == 1 ? &state.candidate_bias_ : nullptr;
-  ops::matmul(rows, state.candidate_rows_, state.candidate_logits_, options);
-  const dim_t vocab = output_rows_.dim(0);
-  logits.resize({batch, vocab});
-  logits.fill(-std::numeric_limits<float>::infinity());
-  const float* small = state.candidate_logits_.data<float>();
-  float* full = logits.data<float>();
-  for (dim_t b = 0; b < batch; ++b) {
-    float best = -std::numeric_limits<float>::infinity();
-    for (dim_t c = 0; c < count; ++c) {
-      const float v = small[b * count + c];
-      full[b * vocab + state.candidates_[static_cast<std::size_t>(c)]] = v;
-      best = std::max(best, v);
-    }
-    if (row_max != nullptr) row_max[b] = best;
-  }
+  state.candidate_output_(x, logits, row_max);
+  logits.reshape({x.dim(0), logits.dim(-1)});
 }
 
 DecoderState Decoder::start(const EncoderOutput& encoded, dim_t max_steps,

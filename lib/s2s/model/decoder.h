@@ -34,8 +34,9 @@ class Decoder {
              dim_t max_rows = 0) const;
 
   // Until the next start(), step() computes the logits of `candidates` only (sorted target ids,
-  // model/shortlist.h) and gives every other id -infinity, so that the log-softmax and the
+  // model/shortlist.h): column c of its logits is candidates[c], so that the log-softmax and the
   // choice of tokens cover the candidates alone, as Marian's and CTranslate2's shortlists do.
+  // Their rows of the output layer are packed in the model's precision, once per call.
   // UsageError when the model keeps no float32 output rows (ops::Packing::keep_output_rows).
   void restrict_output(DecoderState& state, const std::vector<std::int32_t>& candidates) const;
 
@@ -45,7 +46,8 @@ class Decoder {
   void keep_alignment(DecoderState& state) const;
 
   // previous: int32 ids [B] of the tokens chosen at the previous step (start_id() at step 0).
-  // logits: [B, V] raw scores for the next token. row_max, when given, receives each row's
+  // logits: [B, V] raw scores for the next token ([B, C] after restrict_output, one column per
+  // candidate). row_max, when given, receives each row's
   // maximum logit (B floats), for ops::log_softmax (found while the logits are written).
   void step(DecoderState& state, const std::vector<std::int32_t>& previous, Tensor& logits,
             float* row_max = nullptr) const;
@@ -94,7 +96,7 @@ class Decoder {
   void keep_alignment_rows(const Layer& layer, DecoderState& state) const;
   // Final norm + output projection: x [B, T, D] -> logits [B, T, V] (row_max: step()).
   void output(Tensor& x, Tensor& logits, float* row_max = nullptr) const;
-  // step()'s output layer over the state's candidates: x [B, D] -> logits [B, V].
+  // step()'s output layer over the state's candidates: x [B, 1, D] -> logits [B, C].
   void restricted_output(DecoderState& state, Tensor& x, Tensor& logits, float* row_max) const;
 
   dim_t heads_;
@@ -117,6 +119,7 @@ class Decoder {
   // absent.
   Tensor output_rows_;
   Tensor output_bias_;
+  ops::Packing output_packing_;  // the linear layers', for the candidates' output layer
 };
 
 }  // namespace s2s::model

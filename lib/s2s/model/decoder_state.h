@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "s2s/layers/linear.h"
 #include "s2s/model/layer_scratch.h"
 
 namespace s2s::model {
@@ -64,12 +65,10 @@ class DecoderState {
   Tensor x_;              // [B, 1, D]
   LayerScratch scratch_;
   bool keep_alignment_ = false;
-  // Decoder::restrict_output: the candidate ids, their output rows [C, D] and biases [C], and
-  // the step's logits over them [B, C]; no candidates: the whole vocabulary.
+  // Decoder::restrict_output: the candidate ids and the output layer of their rows, packed in
+  // the model's precision; no candidates: the whole vocabulary.
   std::vector<std::int32_t> candidates_;
-  Tensor candidate_rows_;
-  Tensor candidate_bias_;
-  Tensor candidate_logits_;
+  layers::Linear candidate_output_;
   Tensor alignment_;  // [B, S] with keep_alignment_
   // Targets of the copies, swapped with what they replace (no allocation once large enough).
   Tensor spare_history_;

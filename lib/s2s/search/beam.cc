@@ -63,14 +63,22 @@ void best_of_row(const float* lp, dim_t vocab, float score,
   }
 }
 
-// For each live row r, the best k of  log_probs[r, v] + score of r: what a top-k of the whole
+// The best k of one row, as best_of_row gives them, with the columns turned into tokens.
+void best_tokens_of_row(const SearchState& s, const float* lp, float score,
+                        const std::vector<std::int32_t>& excluded, dim_t k, float* values,
+                        std::int32_t* ids, RowScratch& scratch) {
+  best_of_row(lp, s.columns.size(), score, excluded, k, values, ids, scratch);
+  for (dim_t j = 0; j < k; ++j) ids[j] = s.columns.token(ids[j]);
+}
+
+// For each live row r, the best k of  log_probs[r, c] + score of r: what a top-k of the whole
 // score matrix gives, in one pass over log_probs, without writing that matrix. Rows on a forced
 // step (search/prefix.h) are skipped; at the first step after a prefix, </s> stays a candidate
 // only if it is the best one.
 void best_extensions(SearchState& s, dim_t k) {
   SearchWorkspace& ws = s.workspace;
   const std::vector<Live>& live = s.live;
-  const dim_t rows = static_cast<dim_t>(live.size()), vocab = ws.log_probs.dim(1);
+  const dim_t rows = static_cast<dim_t>(live.size()), columns = ws.log_probs.dim(1);
   const std::int32_t eos = s.model.config().eos_id;
   ws.top_values.resize({rows, k});
   ws.top_indices.resize({rows, k}, DataType::i32);
@@ -83,15 +91,15 @@ void best_extensions(SearchState& s, dim_t k) {
     const auto length = static_cast<std::size_t>(l.length);
     const std::size_t forced = beam.prefix_length();
     if (length < forced) continue;
-    const float* lp = ws.log_probs.data<float>() + r * vocab;
+    const float* lp = ws.log_probs.data<float>() + r * columns;
     float* row_values = ws.top_values.data<float>() + r * k;
     std::int32_t* row_ids = ws.top_indices.data<std::int32_t>() + r * k;
     RowScratch& scratch = row_scratch(ws);
-    best_of_row(lp, vocab, l.score, beam.excluded(l, s.too_short(l), s.forbidden), k, row_values,
-                row_ids, scratch);
+    best_tokens_of_row(s, lp, l.score, beam.excluded(l, s.too_short(l), s.forbidden), k, row_values,
+                       row_ids, scratch);
     if (forced > 0 && length == forced && row_ids[0] != eos &&
         std::find(row_ids, row_ids + k, eos) != row_ids + k)
-      best_of_row(lp, vocab, l.score, s.forbidden.too_short, k, row_values, row_ids, scratch);
+      best_tokens_of_row(s, lp, l.score, s.forbidden.too_short, k, row_values, row_ids, scratch);
   }
 }
 
@@ -119,21 +127,23 @@ std::vector<Candidate> select(const Tensor& values, const Tensor& indices, dim_t
 
 // The candidates of the constrained selection of one sentence whose live rows are
 // [first, last), best first, each once: the sentence's best `width` extensions, each row's best
-// token, and each row's allowed constraint tokens that are not excluded.
+// token, and each row's allowed constraint tokens that are columns and not excluded.
 std::vector<Candidate> constrained_candidates(const SearchState& s, const SentenceBeam& beam,
                                               dim_t first, dim_t last) {
   const Tensor &log_probs = s.workspace.log_probs, &values = s.workspace.top_values,
                &indices = s.workspace.top_indices;
-  const dim_t k = values.dim(1), vocab = log_probs.dim(1);
+  const dim_t k = values.dim(1), columns = log_probs.dim(1);
   std::vector<Candidate> candidates = select(values, indices, first, last, beam.width);  // (a)
   for (dim_t r = first; r < last; ++r) {
     const Live& l = s.live[r];
     const std::int32_t row = static_cast<std::int32_t>(r);
     candidates.push_back({values.data<float>()[r * k], row, indices.data<std::int32_t>()[r * k]});
     const std::vector<std::int32_t>& excluded = beam.excluded(l, false, s.forbidden);
-    for (std::int32_t token : beam.constraints->allowed(l.constraint))
-      if (!std::binary_search(excluded.begin(), excluded.end(), token))
-        candidates.push_back({log_probs.data<float>()[r * vocab + token] + l.score, row, token});
+    for (std::int32_t token : beam.constraints->allowed(l.constraint)) {
+      const std::int32_t column = s.columns.column(token);
+      if (column >= 0 && !std::binary_search(excluded.begin(), excluded.end(), column))
+        candidates.push_back({log_probs.data<float>()[r * columns + column] + l.score, row, token});
+    }
   }
   std::sort(candidates.begin(), candidates.end(), better);
   candidates.erase(std::unique(candidates.begin(), candidates.end(),
@@ -181,15 +191,15 @@ void check_constraints(const Constraints& constraints, const model::Model& model
         throw UsageError("constraint token " + std::to_string(id) + " is not a target token");
 }
 
-// The ids a hypothesis may not take right after a whole-word term: `forbidden` (sorted, ended
-// by the vocabulary size) and the target tokens that continue a word.
+// The columns a hypothesis may not take right after a whole-word term: `forbidden` (ForbiddenIds'
+// form) and those of the target tokens that continue a word.
 std::vector<std::int32_t> with_word_continuations(const std::vector<std::int32_t>& forbidden,
-                                                  const model::Model& model) {
-  const text::Vocabulary& vocab = model.codec().target_vocab();
+                                                  const SearchState& s) {
+  const text::Vocabulary& vocab = s.model.codec().target_vocab();
   std::vector<std::string> pieces;
-  const dim_t ids_used = std::min<dim_t>(vocab.size(), model.config().target_vocab_size);
+  const dim_t ids_used = std::min<dim_t>(vocab.size(), s.model.config().target_vocab_size);
   for (dim_t id = 0; id < ids_used; ++id) pieces.push_back(vocab.piece(static_cast<int>(id)));
-  std::vector<std::int32_t> ids = word_continuations(pieces);
+  std::vector<std::int32_t> ids = s.columns.columns_of(word_continuations(pieces));
   ids.insert(ids.end(), forbidden.begin(), forbidden.end());
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
@@ -294,8 +304,8 @@ void add_constraints(SearchState& s, std::vector<std::int32_t>& after_term,
     s.live[b].constraint = beam.constraints->start();
     if (!beam.constraints->whole_words()) continue;
     if (after_term.empty()) {
-      after_term = with_word_continuations(s.forbidden.always, s.model);
-      after_term_too_short = with_word_continuations(s.forbidden.too_short, s.model);
+      after_term = with_word_continuations(s.forbidden.always, s);
+      after_term_too_short = with_word_continuations(s.forbidden.too_short, s);
     }
     beam.after_term = &after_term;
     beam.after_term_too_short = &after_term_too_short;

@@ -146,27 +146,28 @@ class Draws final : public Strategy {
     std::vector<Candidate> chosen;
     for (std::size_t i = first; i < last; ++i) {
       const float token_score = log_probs.data<float>()[s.live[i].row * log_probs.dim(1) + drawn_[i]];
-      chosen.push_back({s.live[i].score + token_score, static_cast<std::int32_t>(i), drawn_[i]});
+      chosen.push_back({s.live[i].score + token_score, static_cast<std::int32_t>(i),
+                        s.columns.token(drawn_[i])});
     }
     return chosen;
   }
 
  private:
-  // The ids no sample may draw get the lowest log-probability in every row (ForbiddenIds).
+  // The columns no sample may draw get the lowest log-probability in every row (ForbiddenIds).
   static void exclude_forbidden(SearchState& s) {
     Tensor& log_probs = s.workspace.log_probs;
-    const dim_t vocab = log_probs.dim(1);
+    const dim_t columns = log_probs.dim(1);
     for (const Live& l : s.live) {
-      float* lp = log_probs.data<float>() + l.row * vocab;
-      for (std::int32_t id : s.too_short(l) ? s.forbidden.too_short : s.forbidden.always)
-        if (id < vocab) lp[id] = std::numeric_limits<float>::lowest();  // the last is vocab
+      float* lp = log_probs.data<float>() + l.row * columns;
+      for (std::int32_t c : s.too_short(l) ? s.forbidden.too_short : s.forbidden.always)
+        if (c < columns) lp[c] = std::numeric_limits<float>::lowest();  // the last is `columns`
     }
   }
-  // Each sample draws with its own generator, so the draws may run on any thread. A forced step
-  // (search/prefix.h) takes the prefix's token and draws nothing.
+  // Each sample draws a column with its own generator, so the draws may run on any thread. A
+  // forced step (search/prefix.h) takes the prefix's token and draws nothing.
   void draw(SearchState& s) {
     SearchWorkspace& ws = s.workspace;
-    const dim_t vocab = ws.log_probs.dim(1);
+    const dim_t columns = ws.log_probs.dim(1);
     const float* all_rows = ws.log_probs.data<float>();
     const auto count = static_cast<std::int64_t>(s.live.size());
     drawn_.assign(s.live.size(), -1);
@@ -176,12 +177,12 @@ class Draws final : public Strategy {
       Live& l = s.live[i];
       if (forced_token(s.beams[l.sentence].prefix, static_cast<std::size_t>(l.length)) >= 0)
         continue;
-      drawn_[i] = draw_token(all_rows + l.row * vocab, vocab, s.options(), uniform(l.rng),
+      drawn_[i] = draw_token(all_rows + l.row * columns, columns, s.options(), uniform(l.rng),
                              row_scratch(ws));
     }
   }
 
-  std::vector<std::int32_t> drawn_;  // each live sample's token this step
+  std::vector<std::int32_t> drawn_;  // each live sample's column this step
 };
 
 }  // namespace

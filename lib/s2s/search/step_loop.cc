@@ -27,16 +27,23 @@ struct NextStep {
 };
 
 // The repetition rules on each decoder-state row's logits, by the first live hypothesis that
-// reads it (one per row, but at step 0 a sentence's samples share its start state).
+// reads it (one per row, but at step 0 a sentence's samples share its start state). The rules
+// see a hypothesis' tokens as columns; a token that is not one (a forced prefix's, outside the
+// shortlist) as a distinct negative number, which still takes part in n-grams.
 void apply_repetition_rules_to_rows(SearchState& s) {
   SearchWorkspace& ws = s.workspace;
-  const dim_t vocab = ws.log_probs.dim(1);
+  const dim_t columns = ws.log_probs.dim(1);
   std::vector<char> done(static_cast<std::size_t>(ws.log_probs.dim(0)), 0);
   for (const Live& l : s.live) {
     if (done[l.row]) continue;
     done[l.row] = 1;
     s.history.ids(l.node, ws.ids);
-    apply_repetition_rules(ws.ids, s.options(), ws.log_probs.data<float>() + l.row * vocab, vocab);
+    for (std::int32_t& id : ws.ids) {
+      const std::int32_t column = s.columns.column(id);
+      id = column >= 0 ? column : -1 - id;
+    }
+    apply_repetition_rules(ws.ids, s.options(), ws.log_probs.data<float>() + l.row * columns,
+                           columns);
   }
 }
 
@@ -105,7 +112,9 @@ void extend(SearchState& s, SentenceBeam& beam, const Candidate& c, bool forced,
   const SearchWorkspace& ws = s.workspace;
   const Live& parent = s.live[c.live];
   const float token_score =
-      forced ? 0.0f : ws.log_probs.data<float>()[parent.row * ws.log_probs.dim(1) + c.token];
+      forced ? 0.0f
+             : ws.log_probs
+                   .data<float>()[parent.row * ws.log_probs.dim(1) + s.columns.column(c.token)];
   const float* alignment = options.alignment ? ws.state.alignment_row(parent.row) : nullptr;
   const auto alignment_size =
       static_cast<std::size_t>(options.alignment ? ws.state.source_length(parent.row) : 0);
@@ -178,8 +187,11 @@ std::vector<std::int32_t> extend_all(SearchState& s, Strategy& strategy) {
 
 SearchState::SearchState(const model::Model& m, const model::EncoderOutput& encoded,
                          const SearchRequest& r, SearchWorkspace& w)
-    : model(m), request(r), workspace(w),
-      forbidden(m, r.options, m.config().target_vocab_size),
+    : model(m),
+      request(r),
+      workspace(w),
+      columns(m.config().target_vocab_size, r.candidates),
+      forbidden(m, r.options, columns),
       beams(encoded.lengths.size()) {
   for (std::size_t b = 0; b < beams.size(); ++b) {
     beams[b].width = r.options.beam_size;

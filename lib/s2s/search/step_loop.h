@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "s2s/model/model.h"
+#include "s2s/search/columns.h"
 #include "s2s/search/constraints.h"
 #include "s2s/search/forbidden_ids.h"
 #include "s2s/search/history.h"
@@ -32,7 +33,8 @@ struct Live {
   std::uint64_t rng = 0;                  // sampling: its random stream
 };
 
-// A possible extension: live hypothesis `live` followed by `token`, with its accumulated score.
+// A possible extension: live hypothesis `live` followed by `token` (a target id), with its
+// accumulated score.
 struct Candidate {
   float score;
   std::int32_t live;
@@ -48,13 +50,13 @@ struct SentenceBeam {
   const Constraints* constraints = nullptr;           // terminology constraints, or none
   std::vector<Hypothesis> finished;  // with constraints: only the ones that meet them all
 
-  // Whole-word constraints: the ids excluded after a term, forbidden's plus the tokens that
+  // Whole-word constraints: the columns excluded after a term, forbidden's plus the tokens that
   // would continue the term's last word (search/constraints.h); null without.
   const std::vector<std::int32_t>* after_term = nullptr;
   const std::vector<std::int32_t>* after_term_too_short = nullptr;
 
   std::size_t prefix_length() const { return prefix == nullptr ? 0 : prefix->size(); }
-  // The ids live hypothesis `l` may not take next.
+  // The columns live hypothesis `l` may not take next (ForbiddenIds' form).
   const std::vector<std::int32_t>& excluded(const Live& l, bool too_short,
                                             const ForbiddenIds& forbidden) const {
     if (after_term != nullptr && l.constraint.term_ended)
@@ -72,6 +74,7 @@ struct SearchState {
   const model::Model& model;
   const SearchRequest& request;
   SearchWorkspace& workspace;
+  Columns columns;  // of workspace.log_probs: the vocabulary, or the request's candidates
   ForbiddenIds forbidden;
   std::vector<SentenceBeam> beams;  // one per sentence
   std::vector<Live> live;           // grouped by sentence, in sentence order
