@@ -21,13 +21,27 @@
 #   "eng_Latn pieces </s>" with the target prefix deu_Latn (--tgt): both run C_LENGTH = 3 x 22 =
 #   66 decoder steps a line, the forced deu_Latn first (tgt_tok counts the steps). float32 and
 #   int8 of PRECISIONS, beam 4, MODES_C.
+# Table S, base-random with a shortlist: table A's lines, model and searches, float32 and int8,
+#   2threads, with a synthetic shortlist of Bergamot's size (bench/synthetic_shortlist.py: first
+#   50, best 50) given to s2s as Marian's lex.s2t and to CT2 as the same lists in vmap.txt
+#   (--use_vmap, in a folder of links to CT2_MODEL_A's files). Its random lists are a pessimistic
+#   case: real lists share their frequent targets, so a batch's candidates are fewer.
+# Table L, lone sentences: LINES_L lines of table A's input (base-random) and of the bench
+#   sentences (en-de), one at a time, each answered before the next is sent (bench/latency.py:
+#   s2s through a pipe; CT2 through its Python API, one translate_batch call a sentence, as it has
+#   no per-line mode), greedy and beam 4, float32 and int8 of PRECISIONS, 2 threads: p50 and p99
+#   per sentence. Needs CT2's Python module on PYTHONPATH (CT2_PYTHON).
 # All tables: two parallelism modes, "2threads" (one process: s2s --threads 2, CT2
 #   --intra_threads 2 --inter_threads 1) and "2workers" (s2s --workers 2 --threads 1, CT2
 #   --inter_threads 2 --intra_threads 1). Each run is timed as a whole process by /usr/bin/time
 #   (wall, CPU %, peak RSS); ROUNDS rounds alternate s2s, CT2, s2s, CT2, ... and the rows show
 #   medians. Decode-only rows: s2s_bench (load excluded; 2 threads only, it has no workers) and
 #   the rate CT2 prints with --log_throughput (time from reading the input to the last output,
-#   load excluded), both converted to the same target tokens as the whole-process rows.
+#   load excluded), both converted to the same target tokens as the whole-process rows. Their
+#   eff% column: the matrix products s2s_bench counts for that work (ops::flop_counter, the same
+#   work for both engines) done in that time, as a share of both cores' matmul rate in that
+#   precision (bench/matmul_bench --threads 1 --rows 128, the mean over its default shapes, x 2
+#   cores; measured first, printed at the top).
 # s2s's --precision int8 / bfloat16 refuse to run on CPUs without VNNI / AVX512-BF16: such rows
 # say "unsupported" (found by running s2s on one line).
 #
@@ -45,6 +59,7 @@
 #   MODES ["2threads 2workers"]  B_CANDIDATES [2 x LINES]  WORK [a new /tmp/s2s-peers.XXXXXX]
 #   MODEL_C [/tmp/nllb-bench-ct2] (also CT2_MODEL_C)  SENTENCES_C [/tmp/nllb-bench/sentences.txt]
 #   LINES_C [16]  MODES_C ["2threads"] (2workers would load CT2's 2.5 GB model twice)
+#   LINES_L [40]  CT2_PYTHON [/work/ct2/pymod] (table L)
 # Run nothing else meanwhile (bench/README.md): a 2-thread run well under 200 % CPU was disturbed.
 set -euo pipefail
 
@@ -59,6 +74,8 @@ CT2_MODEL_C=${CT2_MODEL_C:-$MODEL_C}
 SENTENCES_C=${SENTENCES_C:-/tmp/nllb-bench/sentences.txt}
 LINES_C=${LINES_C:-16}
 MODES_C=${MODES_C:-2threads}
+LINES_L=${LINES_L:-40}
+CT2_PYTHON=${CT2_PYTHON:-/work/ct2/pymod}
 CT2_SRC=${CT2_SRC:-/work/ct2/src/CTranslate2}
 S2S_BUILD=${S2S_BUILD:-$ROOT/build}
 MODEL_A=${MODEL_A:-/tmp/s2s-bench-model}
@@ -96,7 +113,9 @@ for t in $TABLES; do
     A) m=$CT2_MODEL_A ;;
     B) m=$CT2_MODEL_B ;;
     C) m=$CT2_MODEL_C ;;
-    *) die "TABLES: unknown table '$t' (A, B or C)" ;;
+    S) m=$CT2_MODEL_A ;;
+    L) m=$CT2_MODEL_B; [ -f "$CT2_MODEL_A/model.bin" ] || die "no converted CT2 model in $CT2_MODEL_A" ;;
+    *) die "TABLES: unknown table '$t' (A, B, C, S or L)" ;;
   esac
   [ -f "$m/model.bin" ] || die "no converted CT2 model in $m (model.bin): convert it as $PEERS_DOC says, and set CT2_MODELS"
 done
@@ -104,11 +123,15 @@ done
 [ -x "$S2S_BENCH" ] || die "no s2s_bench at $S2S_BENCH: build the s2s_bench target and set S2S_BUILD"
 [ -x /usr/bin/time ] || die "/usr/bin/time is missing (Debian package 'time')"
 "$PY" -c 'import sentencepiece' 2>/dev/null || die "$PY cannot import sentencepiece (Debian package python3-sentencepiece)"
-case " $TABLES " in *" A "*)
+case " $TABLES " in *" A "* | *" S "* | *" L "*)
   [ -f "$MODEL_A/source.spm" ] && [ -f "$MODEL_A/decoder.yml" ] ||
     die "no s2s bench model in $MODEL_A: generate it with /usr/bin/python3 tools/fixtures/make_bench_model.py $MODEL_A (or run bench/run.sh once)" ;;
 esac
-case " $TABLES " in *" B "*)
+case " $TABLES " in *" L "*)
+  PYTHONPATH=$CT2_PYTHON${PYTHONPATH:+:$PYTHONPATH} "$PY" -c 'import ctranslate2' 2>/dev/null ||
+    die "table L: $PY cannot import ctranslate2 from CT2_PYTHON=$CT2_PYTHON (bench/README.md)" ;;
+esac
+case " $TABLES " in *" B "* | *" L "*)
   [ -f "$MODEL_B/source.spm" ] || die "no model in $MODEL_B (MODEL_B)" ;;
 esac
 case " $TABLES " in *" C "*)
@@ -151,7 +174,16 @@ busy() {  # share of all cores busy over one second (/proc/stat: every process, 
 echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(busy) over the last second"
 echo "# s2s: $("$S2S" --version 2>&1 | head -1), $S2S built $(date -u -r "$S2S" '+%Y-%m-%d %H:%M UTC') from ${s2s_src:-?} at $s2s_commit"
 echo "# CT2: $ct2_lib ($CT2), source $ct2_commit; oneDNN (Debian libdnnl2) $dnnl"
-echo "# LINES=$LINES ROUNDS=$ROUNDS TABLES='$TABLES' PRECISIONS='$PRECISIONS' SEARCHES='$SEARCHES' MODES='$MODES' LINES_C=$LINES_C MODES_C='$MODES_C'; files in $WORK"
+echo "# LINES=$LINES ROUNDS=$ROUNDS TABLES='$TABLES' PRECISIONS='$PRECISIONS' SEARCHES='$SEARCHES' MODES='$MODES' LINES_C=$LINES_C MODES_C='$MODES_C' LINES_L=$LINES_L; files in $WORK"
+
+# Both cores' matmul rate per precision (G multiply-adds/s), for the eff% column.
+declare -A CAPACITY
+for prec in $PRECISIONS; do
+  rate=$("$S2S_BUILD/bench/matmul_bench" --threads 1 --rows 128 --precisions "$prec" 2>/dev/null |
+         awk -v cores="$(nproc)" '$3 == 128 {s += $5; n++} END {if (n) printf "%.1f", cores * s / n}')
+  [ -n "$rate" ] && CAPACITY[$prec]=$rate &&
+    echo "# matmul capacity $prec: $rate G multiply-adds/s on $(nproc) cores (bench/matmul_bench --threads 1 --rows 128, mean of its shapes)"
+done
 
 # --- helpers -------------------------------------------------------------------------------------
 median() {  # numbers... -> their median
@@ -181,13 +213,14 @@ check_lines() {  # FILE what: FILE must have LINES_NOW lines
   [ "$n" = "$LINES_NOW" ] || die "$2 wrote $n lines, $LINES_NOW expected ($1)"
 }
 
-printf '%-5s %-11s %-8s %-6s %-8s %-10s %5s %8s %8s %8s %5s %8s  %s\n' \
-  table model prec search mode engine lines tgt_tok wall_s tok/s cpu% peak_MB rounds_s
-row() {  # table model prec search mode engine tgt_tok wall cpu peak rounds: prints and records
+printf '%-5s %-11s %-8s %-6s %-8s %-10s %5s %8s %8s %8s %5s %8s %5s  %s\n' \
+  table model prec search mode engine lines tgt_tok wall_s tok/s cpu% peak_MB eff% rounds_s
+# table model prec search mode engine tgt_tok wall cpu peak rounds [eff]: prints and records
+row() {
   local tps='-'
   case $8 in [0-9]*) tps=$(awk -v t="$7" -v w="$8" 'BEGIN {printf "%.1f", t / w}') ;; esac
-  printf '%-5s %-11s %-8s %-6s %-8s %-10s %5s %8s %8s %8s %5s %8s  %s\n' \
-    "$1" "$2" "$3" "$4" "$5" "$6" "$LINES_NOW" "$7" "$8" "$tps" "$9" "${10}" "${11}"
+  printf '%-5s %-11s %-8s %-6s %-8s %-10s %5s %8s %8s %8s %5s %8s %5s  %s\n' \
+    "$1" "$2" "$3" "$4" "$5" "$6" "$LINES_NOW" "$7" "$8" "$tps" "$9" "${10}" "${12:--}" "${11}"
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$3" "$4" "$5" "$6" "$7" "$8" "$tps" >> "$RESULTS"
 }
 
@@ -274,12 +307,11 @@ measure() {
     row "$table" "$label" "$prec" "$tag" "$mode" ct2 "$tgt" "$(median "${c_wall[@]}")" \
       "$(median "${c_cpu[@]}" | cut -d. -f1)" "$(median "${c_peak[@]}" | awk '{printf "%.0f", $1 / 1024}')" \
       "$(IFS=/; echo "${c_wall[*]}")"
-    row "$table" "$label" "$prec" "$tag" "$mode" ct2:decode "$tgt" "$(median "${c_dec[@]}")" - - \
-      "$(IFS=/; echo "${c_dec[*]}")"
   else
     row "$table" "$label" "$prec" "$tag" "$mode" ct2 "$tgt" n/a - - "this CT2 build has no bfloat16 on CPU"
   fi
   # s2s_bench: decode time without the load (threads only, no workers)
+  local gflop=
   if [ "$mode" = 2threads ] && [ $s2s_ok = 1 ]; then
     for r in $(seq 1 "$ROUNDS"); do
       base=$WORK/$table.$prec.$search.$mode.r$r.bench
@@ -288,8 +320,8 @@ measure() {
         --max-sentences "$LINES_NOW" --gemm-size 64 --gemm-seconds 0 --header \
         "${S2S_AS_CT2[@]}" "${S2S_LANGS[@]}" "$@" > "$base.out" ||
         failed "$base" s2s_bench
-      read -r total cpu peak src own < <(awk 'NR == 1 {for (i = 1; i <= NF; i++) col[$i] = i}
-        NR == 2 {print $col["total_s"], $col["cpu%"], $col["peak_MB"], $col["src_tok"], $col["tgt_tok"]}' "$base.out")
+      read -r total cpu peak src own gflop < <(awk 'NR == 1 {for (i = 1; i <= NF; i++) col[$i] = i}
+        NR == 2 {print $col["total_s"], $col["cpu%"], $col["peak_MB"], $col["src_tok"], $col["tgt_tok"], $col["GFLOP"]}' "$base.out")
       if [ -n "$BENCH_WORK" ]; then  # the work must be exactly what CT2 does
         [ "$src $own" = "$BENCH_WORK" ] ||
           die "s2s_bench: src_tok $src tgt_tok $own, expected $BENCH_WORK ($base.out)"
@@ -298,18 +330,33 @@ measure() {
     done
     row "$table" "$label" "$prec" "$tag" "$mode" s2s:decode "$tgt" "$(median "${b_dec[@]}")" \
       "$(median "${b_cpu[@]}" | cut -d. -f1)" "$(median "${b_peak[@]}" | cut -d. -f1)" \
-      "$(IFS=/; echo "${b_dec[*]}")"
+      "$(IFS=/; echo "${b_dec[*]}")" "$(efficiency "$gflop" "$(median "${b_dec[@]}")" "$prec")"
+  fi
+  if [ $ct2_ok = 1 ]; then
+    row "$table" "$label" "$prec" "$tag" "$mode" ct2:decode "$tgt" "$(median "${c_dec[@]}")" - - \
+      "$(IFS=/; echo "${c_dec[*]}")" "$(efficiency "$gflop" "$(median "${c_dec[@]}")" "$prec")"
   fi
 }
 
+efficiency() {  # GFLOP seconds precision: percent of both cores' matmul rate, or -
+  local rate=${CAPACITY[$3]:-}
+  if [ -z "$1" ] || [ -z "$rate" ]; then echo -; return; fi
+  awk -v f="$1" -v t="$2" -v r="$rate" 'BEGIN {printf "%.0f", 100 * f / 2 / t / r}'
+}
+
 # --- table A: base-random, fixed-length lines ----------------------------------------------------
-if [[ " $TABLES " = *" A "* ]]; then
+table_a_input() {  # table A's lines (also tables S and L): $WORK/A.txt and A.sp, once
   IN_TEXT=$WORK/A.txt IN_PIECES=$WORK/A.sp LINES_NOW=$LINES
   CT2_EXTRA=() S2S_LANGS=() CT2_PIECES=$A_LENGTH BENCH_WORK="$((LINES * (PIECES + 1))) $((LINES * A_LENGTH))"
+  [ -f "$IN_TEXT" ] && return
   "$PY" "$ROOT/bench/fixed_length_input.py" --spm "$MODEL_A/source.spm" --sentences "$SENTENCES" \
     --text "$IN_TEXT" --pieces "$IN_PIECES" --lines "$LINES" --length "$PIECES" 2>&1 | sed 's/^/# /'
   [ "$(wc -l < "$IN_TEXT")" = "$LINES" ] || die "bench/fixed_length_input.py made no $LINES lines"
   echo "# table A: $LINES lines x $PIECES pieces (+ </s>), both engines decode $A_LENGTH tokens a line: tgt_tok $((LINES * A_LENGTH))"
+}
+
+if [[ " $TABLES " = *" A "* ]]; then
+  table_a_input
   for prec in $PRECISIONS; do
     for search in $SEARCHES; do
       case $search in greedy | beam4) ;; *) die "SEARCHES: unknown search '$search' (greedy or beam4)" ;; esac
@@ -317,6 +364,26 @@ if [[ " $TABLES " = *" A "* ]]; then
         measure A base-random "$MODEL_A" "$CT2_MODEL_A" "$prec" "$search" "$mode" \
           $((LINES * A_LENGTH)) "$A_LENGTH" --max-length-factor 3
       done
+    done
+  done
+fi
+
+# --- table S: table A with a synthetic shortlist ------------------------------------------------
+if [[ " $TABLES " = *" S "* ]]; then
+  table_a_input
+  "$PY" "$ROOT/bench/synthetic_shortlist.py" --vocab "$(ls "$MODEL_A"/*vocab.yml | head -1)" \
+    --out "$WORK/S.lists" | sed 's/^/# /'
+  mkdir -p "$WORK/S.ct2"  # CT2 reads vmap.txt from the model folder
+  for f in "$CT2_MODEL_A"/*; do ln -sf "$f" "$WORK/S.ct2/"; done
+  ln -sf "$WORK/S.lists/vmap.txt" "$WORK/S.ct2/vmap.txt"
+  CT2_EXTRA=(--use_vmap)
+  echo "# table S: table A's lines with a synthetic shortlist (first 50, best 50): s2s --shortlist $WORK/S.lists/lex.s2t 50 50, CT2 --use_vmap"
+  for prec in $PRECISIONS; do
+    case $prec in float32 | int8) ;; *) continue ;; esac
+    for search in $SEARCHES; do
+      measure S base-random "$MODEL_A" "$WORK/S.ct2" "$prec" "$search" 2threads \
+        $((LINES * A_LENGTH)) "$A_LENGTH" --max-length-factor 3 \
+        --shortlist "$WORK/S.lists/lex.s2t" --shortlist 50 --shortlist 50
     done
   done
 fi
@@ -402,6 +469,35 @@ if [[ " $TABLES " = *" C "* ]]; then
     for mode in $MODES_C; do
       measure C nllb-600M-random "$MODEL_C" "$CT2_MODEL_C" "$prec" beam4 "$mode" \
         $((LINES_C * C_LENGTH)) "$C_LENGTH" --max-length-factor 3
+    done
+  done
+fi
+
+# --- table L: lone sentences, one at a time -------------------------------------------------------
+if [[ " $TABLES " = *" L "* ]]; then
+  table_a_input
+  head -n "$LINES_L" "$WORK/A.txt" > "$WORK/L.base-random.txt"
+  grep -v '^[[:space:]]*$' "$SENTENCES" | head -n "$LINES_L" > "$WORK/L.en-de.txt" || true
+  echo "# table L: $LINES_L lines each, one at a time (bench/latency.py): s2s through a pipe, CT2 through its Python API; per-sentence ms"
+  for model in base-random en-de; do
+    if [ $model = base-random ]; then
+      s2s_model=$MODEL_A ct2_model=$CT2_MODEL_A spm=$MODEL_A/source.spm
+      s2s_len=(--max-length-factor 3) ct2_len=(--max-length "$A_LENGTH")
+    else
+      s2s_model=$MODEL_B ct2_model=$CT2_MODEL_B spm=$MODEL_B/source.spm
+      s2s_len=() ct2_len=(--max-length "$B_LIMIT")
+    fi
+    for prec in $PRECISIONS; do
+      case $prec in float32 | int8) ;; *) continue ;; esac
+      for beam in 1 4; do
+        label="L $model $prec beam$beam"
+        "$PY" "$ROOT/bench/latency.py" s2s "$S2S" "$s2s_model" "$WORK/L.$model.txt" --beam $beam \
+          --precision "$prec" --threads 2 --label "$label" --normalize 0 "${S2S_AS_CT2[@]}" \
+          "${s2s_len[@]}" || die "bench/latency.py s2s ($label) failed"
+        PYTHONPATH=$CT2_PYTHON${PYTHONPATH:+:$PYTHONPATH} "$PY" "$ROOT/bench/latency.py" ct2 \
+          "$ct2_model" "$spm" "$WORK/L.$model.txt" --beam $beam --precision "$prec" --threads 2 \
+          --label "$label" "${ct2_len[@]}" || die "bench/latency.py ct2 ($label) failed"
+      done
     done
   done
 fi
