@@ -15,9 +15,10 @@
 namespace s2s {
 namespace {
 
-// The calling thread's mode: true after set_num_threads(0) without OMP_NUM_THREADS. These are
-// thread_local because OpenMP's thread count they steer is itself a per-thread setting
-// (omp_set_num_threads): each worker thread has its own count, and so its own samples.
+// The calling thread's mode: true after set_num_threads with a count above one, or 0 without
+// OMP_NUM_THREADS; t_cores is the most threads it may then use. These are thread_local because
+// OpenMP's thread count they steer is itself a per-thread setting (omp_set_num_threads): each
+// worker thread has its own count, and so its own samples.
 thread_local bool t_shared = false;
 thread_local int t_cores = 1;
 
@@ -63,16 +64,17 @@ double own_cpu_seconds() {
 
 void set_num_threads(int n) {
   t_shared = false;
-  if (n > 0) {
-    omp_set_num_threads(n);
-  } else if (const char* env = std::getenv("OMP_NUM_THREADS"); !env || !*env) {
-    t_cores = omp_get_num_procs();
-    t_shared = t_cores > 1;
-    t_have_last = false;
-    t_decided = false;
-    omp_set_num_threads(t_cores);
-    share_cores();  // the first sample, to compare with at the first call after kFirstInterval
-  }  // else OpenMP has already taken OMP_NUM_THREADS as its default
+  if (n <= 0) {
+    if (const char* env = std::getenv("OMP_NUM_THREADS"); env && *env)
+      return;  // OpenMP has already taken OMP_NUM_THREADS as its default
+    n = omp_get_num_procs();
+  }
+  t_cores = n;
+  t_shared = n > 1;
+  t_have_last = false;
+  t_decided = false;
+  omp_set_num_threads(n);
+  share_cores();  // the first sample, to compare with at the first call after kFirstInterval
 }
 
 int num_threads() { return omp_get_max_threads(); }
@@ -89,7 +91,8 @@ void share_cores() {
   if (t_have_last) {
     const double wall = std::chrono::duration<double>(now - t_last.when).count();
     const double others = std::max(0.0, (sample.busy - t_last.busy) - (sample.own - t_last.own)) / wall;
-    const int free_cores = static_cast<int>(std::lround(static_cast<double>(t_cores) - others));
+    const double cores = omp_get_num_procs();
+    const int free_cores = static_cast<int>(std::lround(cores - others));
     omp_set_num_threads(std::clamp(free_cores, 1, t_cores));
     t_decided = true;
   }

@@ -197,8 +197,8 @@ const OptionSpec<Settings> kRows[] = {
      "--dedup: megabytes the finished lines may take, counted roughly (the lines, their "
      "translations and tokens); fractions allowed"},
     {"threads", "", "cpu-threads", false, Bound::non_negative, nullptr, S2S_FIELD(threads),
-     "Compute threads (of each worker); 0 uses OMP_NUM_THREADS if set, else all cores "
-     "(divided among the workers)"},
+     "Compute threads (of each worker), at most: fewer while other processes take the cores; "
+     "0 uses exactly OMP_NUM_THREADS if set, else all cores (divided among the workers)"},
     {"workers", "", nullptr, false, Bound::at_least_one, nullptr, S2S_FIELD(workers),
      "Translators running at once on one shared model, each on its own part of the input (for "
      "large inputs; one worker with all threads gives the fastest single sentence)"},
@@ -251,7 +251,8 @@ const OptionSpec<Settings> kRows[] = {
     {"batch-size", "", "mini-batch", false, Bound::at_least_one, nullptr,
      S2S_FIELD(score.batch_size), "Pairs per batch"},
     {"batch-tokens", "", "mini-batch-words", false, Bound::non_negative, nullptr,
-     S2S_FIELD(score.batch_tokens), "Target tokens per batch, padding included; 0 uses --batch-size"},
+     S2S_FIELD(score.batch_tokens),
+     "Target tokens per batch, padding included; 0 uses --batch-size"},
     {"max-length", "", nullptr, false, Bound::at_least_one, nullptr, S2S_FIELD(max_length),
      "Most tokens of a source or target (</s> included); longer sides are handled as "
      "--long-lines says"},
@@ -262,14 +263,13 @@ const OptionSpec<Settings> kRows[] = {
      "A side over --max-length: split or truncate (both truncate it, with a warning: a pair "
      "cannot be split) or fail"},
     {"threads", "", "cpu-threads", false, Bound::non_negative, nullptr, S2S_FIELD(threads),
-     "Compute threads; 0 uses OMP_NUM_THREADS if set, else all cores"},
-    {"precision", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(precision),
-     kPrecisionHelp},
+     "Compute threads, at most: fewer while other processes take the cores; 0 uses exactly "
+     "OMP_NUM_THREADS if set, else all cores"},
+    {"precision", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(precision), kPrecisionHelp},
     {"skip-bad", "", nullptr, false, Bound::any, nullptr, S2S_FIELD(skip_bad),
      "A line without a tab (or not an n-best line) gets an empty record and a warning instead "
      "of stopping with an error"},
-    {"quiet", "", "quiet-translation", false, Bound::any, nullptr, S2S_FIELD(quiet),
-     kQuietHelp},
+    {"quiet", "", "quiet-translation", false, Bound::any, nullptr, S2S_FIELD(quiet), kQuietHelp},
 };
 }  // namespace score_table
 
