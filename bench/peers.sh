@@ -35,7 +35,7 @@
 #   --intra_threads 2 --inter_threads 1) and "2workers" (s2s --workers 2 --threads 1, CT2
 #   --inter_threads 2 --intra_threads 1). Each run is timed as a whole process by /usr/bin/time
 #   (wall, CPU %, peak RSS); ROUNDS rounds alternate s2s, CT2, s2s, CT2, ... and the rows show
-#   medians. Decode-only rows: s2s_bench (load excluded; 2 threads only, it has no workers) and
+#   medians. Decode-only rows: s2s_bench in the same mode (load excluded) and
 #   the rate CT2 prints with --log_throughput (time from reading the input to the last output,
 #   load excluded), both converted to the same target tokens as the whole-process rows. Their
 #   eff% column: the matrix products s2s_bench counts for that work (ops::flop_counter, the same
@@ -310,13 +310,13 @@ measure() {
   else
     row "$table" "$label" "$prec" "$tag" "$mode" ct2 "$tgt" n/a - - "this CT2 build has no bfloat16 on CPU"
   fi
-  # s2s_bench: decode time without the load (threads only, no workers)
+  # s2s_bench: decode time without the load, in the same mode
   local gflop=
-  if [ "$mode" = 2threads ] && [ $s2s_ok = 1 ]; then
+  if [ $s2s_ok = 1 ]; then
     for r in $(seq 1 "$ROUNDS"); do
       base=$WORK/$table.$prec.$search.$mode.r$r.bench
       timed "$base" "$S2S_BENCH" "$model" "$IN_TEXT" --label "$label" --precision "$prec" \
-        --beam-size "$beam" --threads 2 --batch-size "$BATCH" \
+        --beam-size "$beam" "${s2s_par[@]}" --batch-size "$BATCH" \
         --max-sentences "$LINES_NOW" --gemm-size 64 --gemm-seconds 0 --header \
         "${S2S_AS_CT2[@]}" "${S2S_LANGS[@]}" "$@" > "$base.out" ||
         failed "$base" s2s_bench

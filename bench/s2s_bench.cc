@@ -1,6 +1,6 @@
 // s2s_bench: one benchmark configuration, measured in one process, printed as one table row.
 //
-//   s2s_bench MODEL_DIR SENTENCES [--beam-size 1] [--threads 1] [--batch-size 32]
+//   s2s_bench MODEL_DIR SENTENCES [--beam-size 1] [--threads 1] [--workers 1] [--batch-size 32]
 //             [--precision float32|bfloat16|int8] [--source-lang L --target-lang L]
 //             [--sentence-split S] [--short-translations S] [--protect on|off]
 //             [--shortlist FILE [N ...] | off] [--header]
@@ -8,7 +8,8 @@
 // In this order (see bench/README.md for the columns):
 //   load   formats::load_model(MODEL_DIR)                          -> load_s
 //   first  the first sentence alone, right after loading, decoded   -> first_s
-//   all    Translator::translate over every line (batched as TranslateOptions says)
+//   all    Translator::translate_each over every line (batched as TranslateOptions says; with
+//          --workers N, N translators at once, as s2s translate --workers N)
 //          -> target tokens/s, GEMM FLOPs (ops::flop_counter) / wall time, CPU use, tensor
 //             allocations, minor page faults
 //   rss    peak resident set size after loading and after translating (getrusage ru_maxrss)
@@ -127,7 +128,8 @@ struct Args {
   std::string protect = "on";
   std::vector<std::string> shortlist;  // as s2s translate's --shortlist (none: the folder's)
   int beam_size = 1;
-  int threads = 1;
+  int threads = 1;  // of each worker
+  int workers = 1;
   int batch_size = 32;
   float max_length_factor = 3.0f;
   std::string precision = "float32";
@@ -138,7 +140,8 @@ struct Args {
 };
 
 const char* const kHeader =
-    "model                 prec     beam thr batch  sent  src_tok  tgt_tok  load_s first_s  total_s   tok/s"
+    "model                 prec     beam thr wrk batch  sent  src_tok  tgt_tok  load_s first_s  "
+    "total_s   tok/s"
     "  GFLOP ach_GF/s gemm_GF/s ratio  cpu%  load_MB  peak_MB   allocs  faults";
 
 s2s::pipeline::TranslateSettings shortlist_settings(const Args& args) {
@@ -200,7 +203,11 @@ void run(const Args& args) {
   const double cpu_before = cpu_seconds();
   const long faults_before = minor_faults();
   start = Clock::now();
-  const std::vector<s2s::pipeline::Translation> results = translator.translate(lines);
+  std::vector<s2s::pipeline::Translation> results(lines.size());
+  translator.translate_each(lines,
+                            [&](std::size_t i, s2s::pipeline::Translation t,
+                                const s2s::pipeline::InputNotes&) { results[i] = std::move(t); },
+                            1, nullptr, {args.workers, args.threads, nullptr});
   const double total_s = seconds_since(start);
   const double cpu_s = cpu_seconds() - cpu_before;
   const long faults = minor_faults() - faults_before;
@@ -221,12 +228,13 @@ void run(const Args& args) {
   const std::string label = args.label.empty() ? args.model : args.label;
   if (args.header) std::printf("%s\n", kHeader);
   std::printf(
-      "%-21s %-8s %4d %3d %5d %5zu %8lld %8lld %7.2f %7.3f %8.2f %7.1f %6.1f %8.2f %9.2f %5.3f %5.0f "
+      "%-21s %-8s %4d %3d %3d %5d %5zu %8lld %8lld %7.2f %7.3f %8.2f %7.1f %6.1f %8.2f %9.2f %5.3f "
+      "%5.0f "
       "%8.0f %8.0f %8zu %7ld\n",
       label.c_str(), s2s::ops::precision_name(*precision), args.beam_size, s2s::num_threads(),
-      args.batch_size, lines.size(),
-      static_cast<long long>(src_tokens), static_cast<long long>(tgt_tokens), load_s, first_s,
-      total_s, static_cast<double>(tgt_tokens) / total_s, flops * 1e-9, achieved, gemm.gflops,
+      args.workers, args.batch_size, lines.size(), static_cast<long long>(src_tokens),
+      static_cast<long long>(tgt_tokens), load_s, first_s, total_s,
+      static_cast<double>(tgt_tokens) / total_s, flops * 1e-9, achieved, gemm.gflops,
       achieved / gemm.gflops, 100.0 * cpu_s / total_s, load_rss_mb, rss_mb, allocs, faults);
   std::fflush(stdout);
 }
@@ -241,7 +249,10 @@ int main(int argc, char** argv) {
   app.add_option("sentences", args.sentences, "Sentences, one per line")->required();
   app.add_option("-b,--beam-size", args.beam_size, "Beam size (1 = greedy)")
       ->check(CLI::PositiveNumber);
-  app.add_option("--threads", args.threads, "Compute threads")->check(CLI::PositiveNumber);
+  app.add_option("--threads", args.threads, "Compute threads (of each worker)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--workers", args.workers, "Translators at once, as s2s translate's")
+      ->check(CLI::PositiveNumber);
   app.add_option("--batch-size", args.batch_size, "Sentences per batch")
       ->check(CLI::PositiveNumber);
   app.add_option("--precision", args.precision, "float32, bfloat16 or int8 (linear layers)");

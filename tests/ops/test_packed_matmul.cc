@@ -8,10 +8,11 @@
 
 #include "ops_test_util.h"
 #include "s2s/core/allocator.h"
-#include "support/ops_ref.h"
 #include "s2s/core/threads.h"
 #include "s2s/ops/matmul.h"
 #include "s2s/ops/packed_matmul.h"
+#include "s2s/ops/softmax.h"
+#include "support/ops_ref.h"
 
 using namespace s2s;
 
@@ -151,27 +152,28 @@ TEST_CASE("PackedMatmul gives the same bits on 1 and 2 threads", "[ops]") {
   set_num_threads(threads_before);
 }
 
-TEST_CASE("PackedMatmul gives each row's maximum of y when asked", "[ops]") {
+TEST_CASE("PackedMatmul's log-softmax epilogue writes log_softmax's bits", "[ops]") {
   const auto precision = GENERATE(ops::Precision::f32, ops::Precision::bf16, ops::Precision::int8);
   if (!test::cpu_computes(precision)) return;
   const bool runtime_rows = GENERATE(false, true);
   const ops::Packing packing(precision, 0, runtime_rows);
-  const Tensor weight = test::random_tensor({64, 3000}, 410);
+  const Tensor weight = test::random_tensor({64, 3000}, 410, -2.0f, 2.0f);
   const Tensor bias = test::random_tensor({3000}, 411);
   const ops::PackedMatmul packed(weight, ops::WeightLayout::in_out, &bias, packing);
-  for (dim_t m : {1, 7, 130}) {  // 130: two pieces of fixed-row products, the last padded
+  // 1 and 7: float32's panel path; 130: two pieces of fixed-row products, the last padded.
+  for (dim_t m : {1, 7, 130}) {
     INFO(ops::precision_name(precision) << " runtime rows " << runtime_rows << " M " << m);
     const Tensor x = test::random_tensor({m, 64}, 412 + static_cast<unsigned>(m));
-    Tensor plain, y;
-    packed(x, plain);
-    std::vector<float> maxima(static_cast<std::size_t>(m), -1.0f);
-    packed(x, y, maxima.data());
-    CHECK(std::memcmp(plain.data<float>(), y.data<float>(),
+    Tensor logits, expected, y;
+    packed(x, logits);
+    ops::log_softmax(logits, expected);
+    packed(x, y, ops::Epilogue::log_softmax);
+    REQUIRE(y.shape() == expected.shape());
+    CHECK(std::memcmp(expected.data<float>(), y.data<float>(),
                       static_cast<std::size_t>(m * 3000) * sizeof(float)) == 0);
-    for (dim_t r = 0; r < m; ++r) {
-      const float* row = y.data<float>() + r * 3000;
-      CHECK(maxima[static_cast<std::size_t>(r)] == *std::max_element(row, row + 3000));
-    }
+    // Not the logits: the epilogue ran (each row's largest log-probability is at most 0).
+    CHECK(*std::max_element(y.data<float>(), y.data<float>() + 3000) <= 0.0f);
+    CHECK(std::memcmp(logits.data<float>(), y.data<float>(), 3000 * sizeof(float)) != 0);
   }
 }
 

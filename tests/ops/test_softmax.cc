@@ -32,24 +32,6 @@ TEST_CASE("softmax and log_softmax match the reference", "[ops]") {
   }
 }
 
-TEST_CASE("log_softmax given each row's maximum writes the same bits", "[ops]") {
-  const Tensor x = test::random_tensor({5, 1000}, 77, -30.0f, 10.0f);
-  std::vector<float> maxima;
-  for (dim_t r = 0; r < 5; ++r) {
-    const float* row = x.data<float>() + r * 1000;
-    maxima.push_back(*std::max_element(row, row + 1000));
-  }
-  Tensor found, given;
-  ops::log_softmax(x, found);
-  ops::log_softmax(x, given, maxima.data());
-  CHECK(std::memcmp(found.data<float>(), given.data<float>(), 5000 * sizeof(float)) == 0);
-  // It is used, not found again: a larger shift (still exact enough) gives other low bits.
-  for (float& m : maxima) m += 3.0f;
-  ops::log_softmax(x, given, maxima.data());
-  S2S_CHECK_CLOSE(given, found, test::Tolerance::f32);
-  CHECK(std::memcmp(found.data<float>(), given.data<float>(), 5000 * sizeof(float)) != 0);
-}
-
 TEST_CASE("softmax with visible counts matches the reference", "[ops]") {
   unsigned seed = 10;
   for (const Shape& shape : kShapes) {

@@ -1,7 +1,7 @@
 // Lexical shortlists (model/shortlist.h, formats/shortlist_files.h): the candidate sets of
 // Marian's and CTranslate2's semantics, the three file formats, and a search restricted to them.
 #include <algorithm>
-#include <limits>
+#include <cstring>
 
 #include "fixtures.h"
 #include "golden_search.h"
@@ -9,6 +9,7 @@
 #include "s2s/core/error.h"
 #include "s2s/formats/shortlist_files.h"
 #include "s2s/model/shortlist.h"
+#include "s2s/ops/softmax.h"
 #include "s2s/pipeline/shortlist_setting.h"
 #include "s2s/search/beam.h"
 #include "s2s/search/sampling.h"
@@ -177,24 +178,27 @@ TEST_CASE("restricted logits are the full logits of the candidates, in every pre
         const Ids candidates = every_other_id(*model);
         const std::vector<std::int32_t> previous(2, decoder.start_id()), next{3, 4};
         model::DecoderState full = decoder.start(encoded, 4),
-                            restricted = decoder.start(encoded, 4);
+                            restricted = decoder.start(encoded, 4),
+                            normalized = decoder.start(encoded, 4);
         decoder.restrict_output(restricted, candidates);
+        decoder.restrict_output(normalized, candidates);
         for (const auto& tokens : {previous, next}) {
-          Tensor all, some;
-          std::vector<float> some_max(2);
+          Tensor all, some, log_probs, expected_log_probs;
           decoder.step(full, tokens, all);
-          decoder.step(restricted, tokens, some, some_max.data());
+          decoder.step(restricted, tokens, some);
+          decoder.step(normalized, tokens, log_probs, ops::Epilogue::log_softmax);
           REQUIRE(some.dim(1) == static_cast<dim_t>(candidates.size()));
-          for (dim_t b = 0; b < 2; ++b) {
-            float most = -std::numeric_limits<float>::infinity();
+          for (dim_t b = 0; b < 2; ++b)
             for (std::size_t c = 0; c < candidates.size(); ++c) {
               const float expected = all.data<float>()[b * all.dim(1) + candidates[c]];
               const float got = some.data<float>()[b * some.dim(1) + static_cast<dim_t>(c)];
               CHECK(got == Approx(expected).margin(1e-4).epsilon(1e-4));
-              most = std::max(most, got);
             }
-            CHECK(some_max[static_cast<std::size_t>(b)] == most);
-          }
+          // The step's log-softmax over the candidates is log_softmax's, bit for bit.
+          ops::log_softmax(some, expected_log_probs);
+          REQUIRE(log_probs.shape() == expected_log_probs.shape());
+          CHECK(std::memcmp(log_probs.data<float>(), expected_log_probs.data<float>(),
+                            static_cast<std::size_t>(log_probs.numel()) * sizeof(float)) == 0);
         }
       }
     }

@@ -25,9 +25,9 @@ class Linear {
                              dim_t in, dim_t out);
 
   // x [..., in] -> y [..., out]
-  // row_max: each row's maximum of y, for log_softmax (ops::PackedMatmul).
-  void operator()(const Tensor& x, Tensor& y, float* row_max = nullptr) const {
-    matmul_(x, y, row_max);
+  // epilogue: what is done to each row of y before returning (ops::PackedMatmul).
+  void operator()(const Tensor& x, Tensor& y, ops::Epilogue epilogue = ops::Epilogue::none) const {
+    matmul_(x, y, epilogue);
   }
   dim_t out_features() const { return matmul_.out_features(); }
 

@@ -83,9 +83,9 @@ void Decoder::restrict_output(DecoderState& state,
 }
 
 void Decoder::restricted_output(DecoderState& state, Tensor& x, Tensor& logits,
-                                float* row_max) const {
+                                ops::Epilogue epilogue) const {
   if (has_final_norm_) final_norm_(x, x);
-  state.candidate_output_(x, logits, row_max);
+  state.candidate_output_(x, logits, epilogue);
   logits.reshape({x.dim(0), logits.dim(-1)});
 }
 
@@ -140,8 +140,8 @@ void Decoder::start(const EncoderOutput& encoded, dim_t max_steps, DecoderState&
   s.attention.projected.resize({rows, 1, 3 * d_model_});  // a step's fused Q, K, V
 }
 
-void Decoder::step(DecoderState& state, const std::vector<std::int32_t>& previous,
-                   Tensor& logits, float* row_max) const {
+void Decoder::step(DecoderState& state, const std::vector<std::int32_t>& previous, Tensor& logits,
+                   ops::Epilogue epilogue) const {
   const dim_t batch = state.batch_size(), t = state.step_;
   S2S_CHECK(static_cast<dim_t>(previous.size()) == batch, previous.size(), " ids for ", batch,
             " rows");
@@ -177,10 +177,10 @@ void Decoder::step(DecoderState& state, const std::vector<std::int32_t>& previou
     feed_forward(layer, x, s);
   }
   if (state.candidates_.empty()) {
-    output(x, logits, row_max);
+    output(x, logits, epilogue);
     logits.reshape({batch, logits.dim(-1)});
   } else {
-    restricted_output(state, x, logits, row_max);
+    restricted_output(state, x, logits, epilogue);
   }
   ++state.step_;
 }
@@ -296,9 +296,9 @@ void Decoder::feed_forward(const Layer& layer, Tensor& x, LayerScratch& s) const
   std::swap(x, s.sublayer);
 }
 
-void Decoder::output(Tensor& x, Tensor& logits, float* row_max) const {
+void Decoder::output(Tensor& x, Tensor& logits, ops::Epilogue epilogue) const {
   if (has_final_norm_) final_norm_(x, x);
-  output_(x, logits, row_max);
+  output_(x, logits, epilogue);
 }
 
 }  // namespace s2s::model

@@ -47,10 +47,9 @@ class Decoder {
 
   // previous: int32 ids [B] of the tokens chosen at the previous step (start_id() at step 0).
   // logits: [B, V] raw scores for the next token ([B, C] after restrict_output, one column per
-  // candidate). row_max, when given, receives each row's
-  // maximum logit (B floats), for ops::log_softmax (found while the logits are written).
+  // candidate); with Epilogue::log_softmax their log-softmax, each row's while it is in cache.
   void step(DecoderState& state, const std::vector<std::int32_t>& previous, Tensor& logits,
-            float* row_max = nullptr) const;
+            ops::Epilogue epilogue = ops::Epilogue::none) const;
 
   // target: int32 [B, T] gold tokens (right-padded). workspace.states [B, T, D]: the decoder's
   // output before the output layer (final norm applied), position t computed from the start
@@ -94,10 +93,11 @@ class Decoder {
   void feed_forward(const Layer& layer, Tensor& x, LayerScratch& s) const;
   // step(): the alignment layer's head-0 probabilities into state.alignment_.
   void keep_alignment_rows(const Layer& layer, DecoderState& state) const;
-  // Final norm + output projection: x [B, T, D] -> logits [B, T, V] (row_max: step()).
-  void output(Tensor& x, Tensor& logits, float* row_max = nullptr) const;
+  // Final norm + output projection: x [B, T, D] -> logits [B, T, V] (epilogue: step()).
+  void output(Tensor& x, Tensor& logits, ops::Epilogue epilogue = ops::Epilogue::none) const;
   // step()'s output layer over the state's candidates: x [B, 1, D] -> logits [B, C].
-  void restricted_output(DecoderState& state, Tensor& x, Tensor& logits, float* row_max) const;
+  void restricted_output(DecoderState& state, Tensor& x, Tensor& logits,
+                         ops::Epilogue epilogue) const;
 
   dim_t heads_;
   dim_t alignment_layer_;  // ModelConfig::alignment_layer

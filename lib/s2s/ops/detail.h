@@ -117,6 +117,8 @@ PackedDims check_packed_weight(const Tensor& weight, WeightLayout layout, const 
 bool prepare_packed_matmul(const Tensor& x, Tensor& y, dim_t in, dim_t out);
 // max over x[0..n), n >= 1: what log_softmax shifts a row by (ops/softmax.cc).
 float row_max(const float* x, dim_t n);
+// y[0..n) = log_softmax(x[0..n)), n >= 1, y may be x: ops::log_softmax's row (ops/softmax.cc).
+void log_softmax_row(const float* x, dim_t n, float* y);
 
 // --- oneDNN paths (<op>_dnnl.cc); arguments are already checked and non-empty ----------------
 

@@ -16,6 +16,16 @@ enum class WeightLayout {
   out_in,  // W stored [N, K] (PyTorch Linear, and a tied embedding used as output layer)
 };
 
+// What a product does to each row of y before returning.
+enum class Epilogue {
+  none,
+  // y's rows become log_softmax(x·W + bias): each row while it is still in a near cache from
+  // the product (int8: right after its scaling pass), where a log-softmax over the whole matrix
+  // afterwards read every row from memory again (a decoder step's output layer). The bits are
+  // ops::log_softmax's.
+  log_softmax,
+};
+
 class PackedMatmul {
  public:
   PackedMatmul() = default;
@@ -32,10 +42,7 @@ class PackedMatmul {
                Packing packing = {});
 
   // x: f32 [..., K] contiguous; y: f32 [..., N] (owned: resized; view: must match).
-  // row_max, when given, receives each row's maximum of y (rows = numel / N) for
-  // log_softmax(y, y, row_max): int8 reads each row back right after its scaling pass, while
-  // it is in cache, which saves the log-softmax a pass over the logits from memory.
-  void operator()(const Tensor& x, Tensor& y, float* row_max = nullptr) const;
+  void operator()(const Tensor& x, Tensor& y, Epilogue epilogue = Epilogue::none) const;
 
   dim_t in_features() const { return in_; }
   // Where the packed weight lives (tests: whether a given buffer was kept).

@@ -175,7 +175,7 @@ struct PackedMatmul::Impl {
                    const memory::desc& packed_md, Tensor* adoptable);
   void keep_bias(const Tensor& given);
   memory stage_input(const float* x, dim_t count, dim_t bucket, Staging& staging) const;
-  void run_piece(const float* x, dim_t count, float* y, bool y_has_room, float* row_max,
+  void run_piece(const float* x, dim_t count, float* y, bool y_has_room, Epilogue epilogue,
                  Staging& staging) const;
 };
 
@@ -241,6 +241,12 @@ S2S_DISPATCHED(void, scale_row, (const float* sum, dim_t n, const float* column_
 #pragma omp simd
     for (dim_t c = 0; c < n; ++c) y[c] = (sum[c] * column_scale[c]) * row_scale;
   }
+}
+
+// Epilogue::log_softmax over `rows` rows of y [rows, n] that a product has just written.
+void log_softmax_rows(float* y, dim_t rows, dim_t n) {
+#pragma omp parallel for schedule(static) if (rows > 1 && rows * n >= detail::kParallelElements)
+  for (dim_t m = 0; m < rows; ++m) detail::log_softmax_row(y + m * n, n, y + m * n);
 }
 
 // Symmetric per-row quantization: scale[m] = max|x[m, :]| / 127 (1 for an all-zero row).
@@ -470,9 +476,9 @@ memory PackedMatmul::Impl::stage_input(const float* x, dim_t count, dim_t bucket
 
 // y = x·W (+ bias) for `count` rows (at most kMaxFixedRows where the rows are fixed). Rows
 // beyond `count` (a bucket's padding) hold whatever an earlier call left: finite values whose
-// products are never read. int8 also writes each row's maximum into row_max when given.
+// products are never read.
 void PackedMatmul::Impl::run_piece(const float* x, dim_t count, float* y, bool y_has_room,
-                                   float* row_max, Staging& staging) const {
+                                   Epilogue epilogue, Staging& staging) const {
   const dim_t bucket = fixed_rows ? row_bucket(count) : count;
   const memory x_mem = stage_input(x, count, bucket, staging);
   float* product = y;
@@ -491,18 +497,19 @@ void PackedMatmul::Impl::run_piece(const float* x, dim_t count, float* y, bool y
   if (precision == Precision::int8) {
     const float* b = bias_values.empty() ? nullptr : bias_values.data();
     const float* scales = staging.x_scales.data();
+    const bool log_softmax = epilogue == Epilogue::log_softmax;
 #pragma omp parallel for schedule(static) if (count > 1 && count * n >= detail::kParallelElements)
     for (dim_t m = 0; m < count; ++m) {
       scale_row(product + m * n, n, column_scales.data(), scales[m], b, y + m * n);
-      // Read back at once, from the nearest cache: the log-softmax's first read was from memory.
-      if (row_max) row_max[m] = detail::row_max(y + m * n, n);
+      if (log_softmax) detail::log_softmax_row(y + m * n, n, y + m * n);
     }
-  } else if (product != y) {
-    std::memcpy(y, product, static_cast<std::size_t>(count * n) * sizeof(float));
+    return;
   }
+  if (product != y) std::memcpy(y, product, static_cast<std::size_t>(count * n) * sizeof(float));
+  if (epilogue == Epilogue::log_softmax) log_softmax_rows(y, count, n);
 }
 
-void PackedMatmul::operator()(const Tensor& x, Tensor& y, float* row_max) const {
+void PackedMatmul::operator()(const Tensor& x, Tensor& y, Epilogue epilogue) const {
   if (!detail::prepare_packed_matmul(x, y, in_, out_)) return;
   const dim_t rows = x.numel() / in_;
   const Impl& impl = *impl_;
@@ -519,7 +526,6 @@ void PackedMatmul::operator()(const Tensor& x, Tensor& y, float* row_max) const 
     y.reserve(static_cast<std::size_t>((rows - last + row_bucket(last)) * out_) * sizeof(float));
   }
   Staging& staging = Staging::of_this_thread();
-  const bool int8 = impl.precision == Precision::int8;
   const dim_t piece = impl.fixed_rows ? kMaxFixedRows : rows;
   for (dim_t first = 0; first < rows; first += piece) {
     const dim_t count = std::min(piece, rows - first);
@@ -529,15 +535,10 @@ void PackedMatmul::operator()(const Tensor& x, Tensor& y, float* row_max) const 
       const float* bias = impl.bias ? static_cast<const float*>(impl.bias.get_data_handle()) : nullptr;
       detail::panel_gemv(x_piece, count, static_cast<const float*>(impl.weights.get_data_handle()),
                          in_, out_, bias, y_piece);
+      if (epilogue == Epilogue::log_softmax) log_softmax_rows(y_piece, count, out_);
       continue;
     }
-    impl.run_piece(x_piece, count, y_piece, y_has_room, int8 && row_max ? row_max + first : nullptr,
-                   staging);
-  }
-  if (row_max && !int8) {  // no pass of its own over y: one for the maxima
-    const float* y_all = y.data<float>();
-#pragma omp parallel for schedule(static) if (rows > 1 && rows * out_ >= detail::kParallelElements)
-    for (dim_t m = 0; m < rows; ++m) row_max[m] = detail::row_max(y_all + m * out_, out_);
+    impl.run_piece(x_piece, count, y_piece, y_has_room, epilogue, staging);
   }
   flop_counter::add(2 * rows * in_ * out_);
 }

@@ -78,19 +78,25 @@ void softmax_rows(const Tensor& x, Tensor& y, const Tensor* visible) {
   }
 }
 
-// log_softmax(x)_i = (x_i - max) - log Σ_j exp(x_j - max): two reads of x and one write per row.
-void log_softmax_rows(const Tensor& x, Tensor& y, const float* maxima) {
+}  // namespace
+
+// log_softmax(x)_i = (x_i - max) - log Σ_j exp(x_j - max): three passes over the row, so that
+// callers run it while the row is still in a near cache (ops::PackedMatmul's epilogue).
+void log_softmax_row(const float* x, dim_t n, float* y) {
+  const float max = row_max(x, n);
+  const float log_sum = static_cast<float>(std::log(exp_row(x, max, n, nullptr)));
+  log_probs_row(x, max, log_sum, n, y);
+}
+
+namespace {
+
+void log_softmax_rows(const Tensor& x, Tensor& y) {
   const dim_t n = x.dim(-1);
   const dim_t rows = x.numel() / n;
   const float* px = x.data<float>();
   float* py = y.data<float>();
 #pragma omp parallel for schedule(static) if (rows > 1 && rows * n >= kParallelElements)
-  for (dim_t r = 0; r < rows; ++r) {
-    const float* in = px + r * n;
-    const float max = maxima ? maxima[r] : row_max(in, n);
-    const float log_sum = static_cast<float>(std::log(exp_row(in, max, n, nullptr)));
-    log_probs_row(in, max, log_sum, n, py + r * n);
-  }
+  for (dim_t r = 0; r < rows; ++r) log_softmax_row(px + r * n, n, py + r * n);
 }
 
 }  // namespace
@@ -102,9 +108,9 @@ void softmax(const Tensor& x, Tensor& y, const Tensor* visible) {
   detail::softmax_rows(x, y, visible);
 }
 
-void log_softmax(const Tensor& x, Tensor& y, const float* row_max) {
+void log_softmax(const Tensor& x, Tensor& y) {
   if (!detail::prepare_softmax(x, y, nullptr, "log_softmax")) return;
-  detail::log_softmax_rows(x, y, row_max);
+  detail::log_softmax_rows(x, y);
 }
 
 }  // namespace s2s::ops

@@ -12,9 +12,8 @@
 namespace s2s::ops {
 
 void softmax(const Tensor& x, Tensor& y, const Tensor* visible = nullptr);
-// log(softmax(x)) over the last axis, no mask (the output layer). `row_max`, when given, holds
-// each row's maximum as the caller already has it (PackedMatmul finds it while it writes x): it
-// must be exactly max over the row, and saves the pass that would read x for it.
-void log_softmax(const Tensor& x, Tensor& y, const float* row_max = nullptr);
+// log(softmax(x)) over the last axis, no mask (the output layer; a decoder step has it done by
+// the output layer's product instead, ops::Epilogue::log_softmax, with the same bits).
+void log_softmax(const Tensor& x, Tensor& y);
 
 }  // namespace s2s::ops

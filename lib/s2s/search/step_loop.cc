@@ -47,17 +47,18 @@ void apply_repetition_rules_to_rows(SearchState& s) {
   }
 }
 
-// The step's log-probabilities into workspace.log_probs: decoder step, repetition rules,
-// log-softmax in place (the logits are not needed afterwards, so only one such matrix exists).
+// The step's log-probabilities into workspace.log_probs: the output layer's product does the
+// log-softmax row by row, unless the repetition rules change the logits first (then it runs in
+// place afterwards: the logits are not needed again, so only one such matrix exists).
 void step_log_probs(SearchState& s, const std::vector<std::int32_t>& previous) {
   SearchWorkspace& ws = s.workspace;
-  // The rows' largest logits come with them, unless the repetition rules change the logits.
-  const bool repetition_rules = uses_repetition_rules(s.options());
-  ws.row_max.resize(static_cast<std::size_t>(ws.state.batch_size()));
-  float* row_max = repetition_rules ? nullptr : ws.row_max.data();
-  s.model.decoder().step(ws.state, previous, ws.log_probs, row_max);
-  if (repetition_rules) apply_repetition_rules_to_rows(s);
-  ops::log_softmax(ws.log_probs, ws.log_probs, row_max);
+  if (!uses_repetition_rules(s.options())) {
+    s.model.decoder().step(ws.state, previous, ws.log_probs, ops::Epilogue::log_softmax);
+    return;
+  }
+  s.model.decoder().step(ws.state, previous, ws.log_probs);
+  apply_repetition_rules_to_rows(s);
+  ops::log_softmax(ws.log_probs, ws.log_probs);
 }
 
 // With constraints, a hypothesis that does not meet them all is dropped: it is never output.

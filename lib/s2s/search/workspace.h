@@ -27,7 +27,6 @@ struct SearchWorkspace {
   Tensor log_probs;    // the step's logits, then (in place) their log-softmax
   Tensor top_values;   // beam search: each row's best extensions
   Tensor top_indices;
-  std::vector<float> row_max;   // each row's largest logit, from the decoder step
   std::vector<std::int32_t> ids;  // a hypothesis' tokens, gathered from the search history
   std::vector<RowScratch> threads;  // one per OpenMP thread of the row loops (row_scratch)
 };
