@@ -119,6 +119,8 @@ bool prepare_packed_matmul(const Tensor& x, Tensor& y, dim_t in, dim_t out);
 float row_max(const float* x, dim_t n);
 // y[0..n) = log_softmax(x[0..n)), n >= 1, y may be x: ops::log_softmax's row (ops/softmax.cc).
 void log_softmax_row(const float* x, dim_t n, float* y);
+// The same for each of `rows` rows of x [rows, n] into y (may be x), in parallel when worth it.
+void log_softmax_rows(const float* x, dim_t rows, dim_t n, float* y);
 
 // --- oneDNN paths (<op>_dnnl.cc); arguments are already checked and non-empty ----------------
 

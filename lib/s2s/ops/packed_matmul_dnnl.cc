@@ -243,12 +243,6 @@ S2S_DISPATCHED(void, scale_row, (const float* sum, dim_t n, const float* column_
   }
 }
 
-// Epilogue::log_softmax over `rows` rows of y [rows, n] that a product has just written.
-void log_softmax_rows(float* y, dim_t rows, dim_t n) {
-#pragma omp parallel for schedule(static) if (rows > 1 && rows * n >= detail::kParallelElements)
-  for (dim_t m = 0; m < rows; ++m) detail::log_softmax_row(y + m * n, n, y + m * n);
-}
-
 // Symmetric per-row quantization: scale[m] = max|x[m, :]| / 127 (1 for an all-zero row).
 void quantize_rows(const float* x, dim_t rows, dim_t cols, std::int32_t offset,
                    std::uint8_t* out, float* scales) {
@@ -506,7 +500,7 @@ void PackedMatmul::Impl::run_piece(const float* x, dim_t count, float* y, bool y
     return;
   }
   if (product != y) std::memcpy(y, product, static_cast<std::size_t>(count * n) * sizeof(float));
-  if (epilogue == Epilogue::log_softmax) log_softmax_rows(y, count, n);
+  if (epilogue == Epilogue::log_softmax) detail::log_softmax_rows(y, count, n, y);
 }
 
 void PackedMatmul::operator()(const Tensor& x, Tensor& y, Epilogue epilogue) const {
@@ -535,7 +529,8 @@ void PackedMatmul::operator()(const Tensor& x, Tensor& y, Epilogue epilogue) con
       const float* bias = impl.bias ? static_cast<const float*>(impl.bias.get_data_handle()) : nullptr;
       detail::panel_gemv(x_piece, count, static_cast<const float*>(impl.weights.get_data_handle()),
                          in_, out_, bias, y_piece);
-      if (epilogue == Epilogue::log_softmax) log_softmax_rows(y_piece, count, out_);
+      if (epilogue == Epilogue::log_softmax)
+        detail::log_softmax_rows(y_piece, count, out_, y_piece);
       continue;
     }
     impl.run_piece(x_piece, count, y_piece, y_has_room, epilogue, staging);

@@ -88,18 +88,10 @@ void log_softmax_row(const float* x, dim_t n, float* y) {
   log_probs_row(x, max, log_sum, n, y);
 }
 
-namespace {
-
-void log_softmax_rows(const Tensor& x, Tensor& y) {
-  const dim_t n = x.dim(-1);
-  const dim_t rows = x.numel() / n;
-  const float* px = x.data<float>();
-  float* py = y.data<float>();
+void log_softmax_rows(const float* x, dim_t rows, dim_t n, float* y) {
 #pragma omp parallel for schedule(static) if (rows > 1 && rows * n >= kParallelElements)
-  for (dim_t r = 0; r < rows; ++r) log_softmax_row(px + r * n, n, py + r * n);
+  for (dim_t r = 0; r < rows; ++r) log_softmax_row(x + r * n, n, y + r * n);
 }
-
-}  // namespace
 
 }  // namespace detail
 
@@ -110,7 +102,8 @@ void softmax(const Tensor& x, Tensor& y, const Tensor* visible) {
 
 void log_softmax(const Tensor& x, Tensor& y) {
   if (!detail::prepare_softmax(x, y, nullptr, "log_softmax")) return;
-  detail::log_softmax_rows(x, y);
+  const dim_t n = x.dim(-1);
+  detail::log_softmax_rows(x.data<float>(), x.numel() / n, n, y.data<float>());
 }
 
 }  // namespace s2s::ops
