@@ -88,6 +88,7 @@ def marian_config(config):
         "dec-depth": config["dec_depth"], "tied-embeddings-all": True,
         "transformer-ffn-activation": "swish", "transformer-preprocess": "",
         "transformer-postprocess": "dan", "transformer-postprocess-emb": "d",
+        "transformer-depth-scaling": bool(config.get("depth_scaling", False)),
         "version": "v1.12.0 s2s tools/train",
     })
     return cfg

@@ -112,7 +112,7 @@ class DecoderLayer(nn.Module):
 
 class MarianTransformer(nn.Module):
     def __init__(self, vocab, dim=256, heads=4, dim_ffn=1024, enc_depth=3, dec_depth=3,
-                 dropout=0.1):
+                 dropout=0.1, depth_scaling=False):
         super().__init__()
         self.dim, self.heads = dim, heads
         self.Wemb = nn.Parameter(torch.randn(vocab, dim) * dim ** -0.5)
@@ -120,11 +120,28 @@ class MarianTransformer(nn.Module):
         self.enc = nn.ModuleList(EncoderLayer(dim, heads, dim_ffn) for _ in range(enc_depth))
         self.dec = nn.ModuleList(DecoderLayer(dim, heads, dim_ffn) for _ in range(dec_depth))
         self.dropout = dropout
+        self.depth_scaling = depth_scaling
+        if depth_scaling:
+            self._scale_init_by_depth()
+
+    @torch.no_grad()
+    def _scale_init_by_depth(self):
+        """Marian's --transformer-depth-scaling (Zhang et al. 2019, DS-Init): the Glorot bound of
+        every projection in layer l (1-based, per stack) times 1/sqrt(l). Deeper post-norm layers
+        start closer to the identity, which is what lets a deep post-norm encoder learn at this
+        learning rate and batch size (tools/train/README.md, "Training the fourth edition").
+        An initialisation only: the exported model computes exactly as without it."""
+        for stack in (self.enc, self.dec):
+            for l, layer in enumerate(stack, 1):
+                for m in layer.modules():
+                    if isinstance(m, Affine):
+                        m.W.mul_(l ** -0.5)
 
     def config(self):
         return {"vocab": self.Wemb.shape[0], "dim": self.dim, "heads": self.heads,
                 "dim_ffn": self.enc[0].ffn.l1.W.shape[1], "enc_depth": len(self.enc),
-                "dec_depth": len(self.dec), "dropout": self.dropout}
+                "dec_depth": len(self.dec), "dropout": self.dropout,
+                "depth_scaling": self.depth_scaling}
 
     def _drop(self, x):
         return Fn.dropout(x, self.dropout, self.training) if self.dropout else x

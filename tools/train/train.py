@@ -214,6 +214,8 @@ def main():
     ap.add_argument("--enc-depth", type=int, default=3)
     ap.add_argument("--dec-depth", type=int, default=3)
     ap.add_argument("--dropout", type=float, default=0.1)
+    ap.add_argument("--depth-scaling", action="store_true",
+                    help="Marian's --transformer-depth-scaling initialisation (model.py)")
     ap.add_argument("--label-smoothing", type=float, default=0.1)
     ap.add_argument("--max-tokens", type=int, default=4000)
     ap.add_argument("--max-len", type=int, default=100)
@@ -241,7 +243,7 @@ def main():
                    f"args {json.dumps(vars(args))}")
 
     model = MarianTransformer(sp.get_piece_size(), args.dim, args.heads, args.ffn,
-                              args.enc_depth, args.dec_depth, args.dropout)
+                              args.enc_depth, args.dec_depth, args.dropout, args.depth_scaling)
     opt = torch.optim.Adam(model.parameters(), lr=args.lr, betas=(0.9, 0.98), eps=1e-9)
     step, epoch, pos, elapsed = 0, 0, 0, 0.0
     ck = latest_checkpoint(args.work)
