@@ -6,10 +6,10 @@
 
 Decodes WORK/test.en with the averaged PyTorch model that export_marian.py saved (WORK/export.pt,
 float32, greedy, <unk> never chosen, at most ceil(3 x source length) tokens as in s2s and Marian)
-and with `s2s translate -b 1 --format jsonl --max-length 1000 -m MODEL`, and compares the target
-pieces. With --write-fixture, the first --fixture-n sources and PyTorch's pieces are written as
-"source<TAB>piece piece ..." lines for the CI test (tests/app/test_default_model.cc), which needs
-no PyTorch.
+and with `s2s translate --format jsonl -m MODEL` running the model alone (S2S_MODEL_ONLY), and
+compares the target pieces. With --write-fixture, the first --fixture-n sources and PyTorch's
+pieces are written as "source<TAB>piece piece ..." lines for the CI test
+(tests/app/test_default_model.cc, which runs s2s with the same options), which needs no PyTorch.
 """
 import argparse
 import json
@@ -51,11 +51,18 @@ def torch_greedy(work, lines, batch=32):
     return out
 
 
+# The model alone, as marian-decoder runs it: each line one unit (PyTorch reads lines whole; s2s
+# would cut one of several sentences into units), as it is (no placeholder masking), one search
+# (no retry of a short translation with a wider beam). --max-length 1000 (Marian's default):
+# s2s's own 256 would cut a translation that loops on (6 of 1,500 test sentences with the second
+# edition) before PyTorch's 3 x source cap does.
+S2S_MODEL_ONLY = ["-b", "1", "--sentence-split", "off", "--protect", "off",
+                  "--short-translations", "off", "--max-length", "1000"]
+
+
 def s2s_greedy(binary, model, lines):
-    # --max-length 1000 (Marian's default): s2s's own 256 would cut a translation that loops on
-    # (6 of 1,500 test sentences with the second edition) before PyTorch's 3 x source cap does.
-    res = subprocess.run([binary, "translate", "-m", model, "-b", "1", "--format", "jsonl",
-                          "--max-length", "1000", "--quiet"], input="\n".join(lines) + "\n",
+    res = subprocess.run([binary, "translate", "-m", model, "--format", "jsonl", "--quiet"]
+                         + S2S_MODEL_ONLY, input="\n".join(lines) + "\n",
                          capture_output=True, text=True, check=True)
     return [[t for t in json.loads(l)["tokens"] if t != "</s>"] for l in res.stdout.splitlines()]
 
