@@ -151,6 +151,18 @@ std::vector<std::int32_t> TextCodec::encode_source(const std::string& line) cons
   return encode(source_, line);
 }
 
+TextCodec::Spelling TextCodec::source_spelling(const std::string& text) const {
+  const Vocabulary& vocab = source_.vocab;
+  bool bytes = false;
+  for (std::int32_t id : encode(source_, text)) {
+    if (id == vocab.unk_id()) return Spelling::unknown;
+    bytes =
+        bytes || (source_.spm && source_.spm->is_byte_piece(
+                                     source_.spm_ids ? id : source_.spm->id_of(vocab.piece(id))));
+  }
+  return bytes ? Spelling::with_bytes : Spelling::pieces;
+}
+
 std::vector<std::int32_t> TextCodec::encode_target(const std::string& line) const {
   return encode(target_, line);
 }

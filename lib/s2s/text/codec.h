@@ -59,6 +59,11 @@ class TextCodec {
                         const std::string& target_vocab, dim_t target_dim);
 
   std::vector<std::int32_t> encode_source(const std::string& line) const;
+  // How the source side spells `text`: all with pieces of the vocabulary; some of it only with
+  // byte pieces (byte_fallback: a character too rare in the training text to get a piece of its
+  // own, so the model has hardly seen it); or some of it not at all (<unk>).
+  enum class Spelling { pieces, with_bytes, unknown };
+  Spelling source_spelling(const std::string& text) const;
   // Marian and HF append </s> to the source; OpenNMT-py models (via CTranslate2) do not. Set by
   // the loader before the codec is shared.
   void set_add_source_eos(bool add) { source_.append_eos = add; }

@@ -180,17 +180,15 @@ std::size_t utf8_length(unsigned char c) {
   return 1;
 }
 
-bool has_unk(const TextCodec& codec, const std::string& text) {
-  const auto ids = codec.encode_source(text);
-  return std::find(ids.begin(), ids.end(), codec.source_vocab().unk_id()) != ids.end();
-}
-
 // Punctuation the vocabulary spells that ends an unspellable token without being part of it.
 bool token_edge(char c) { return in(c, ".,;:!?()[]\"'"); }
 
-// The whitespace-separated tokens (outside `spans`) holding a character the codec cannot spell,
-// their spellable edge punctuation left out, so that the model still reads the rest of the
-// sentence; the characters go to `unspellable`.
+// The whitespace-separated tokens (outside `spans`) holding a character the codec cannot spell
+// (<unk>) or spells only in byte pieces, their spellable edge punctuation left out, so that the
+// model still reads the rest of the sentence. A byte_fallback vocabulary spells every character,
+// but one without a piece of its own was too rare in the training text for the model to copy its
+// bytes reliably ('€' came out as '‘'), so it is kept as unspellable text is. Only the <unk>
+// characters go to `unspellable` (the warning): a byte-spelled one loses nothing by being kept.
 std::vector<FoundSpan> unspellable_spans(const std::string& s, const std::vector<FoundSpan>& spans,
                                          const TextCodec& codec,
                                          std::vector<std::string>& unspellable) {
@@ -207,9 +205,11 @@ std::vector<FoundSpan> unspellable_spans(const std::string& s, const std::vector
       if (next_span < spans.size() && spans[next_span].begin <= k) continue;
       if (is_alnum(s[k]) || is_space(s[k])) continue;
       const std::string c = s.substr(k, utf8_length(static_cast<unsigned char>(s[k])));
-      if (!has_unk(codec, c)) continue;
+      const TextCodec::Spelling spelling = codec.source_spelling(c);
+      if (spelling == TextCodec::Spelling::pieces) continue;
       bad = true;
-      if (std::find(unspellable.begin(), unspellable.end(), c) == unspellable.end())
+      if (spelling == TextCodec::Spelling::unknown &&
+          std::find(unspellable.begin(), unspellable.end(), c) == unspellable.end())
         unspellable.push_back(c);
     }
     if (bad) {
@@ -285,7 +285,8 @@ ProtectedText protect_spans(const std::string& text, std::vector<FoundSpan> span
   };
   ProtectedText out;
   spans = merge_overlaps(std::move(spans));
-  if (options.codec != nullptr && has_unk(*options.codec, text)) {
+  if (options.codec != nullptr &&
+      options.codec->source_spelling(text) != TextCodec::Spelling::pieces) {
     auto more = unspellable_spans(text, spans, *options.codec, out.unspellable);
     spans.insert(spans.end(), more.begin(), more.end());
     spans = merge_overlaps(std::move(spans));

@@ -1,10 +1,11 @@
 // Spans a translation must keep byte for byte (docs/real-text.md): format placeholders, e-mail
-// addresses, URLs, file paths, and text the model's source vocabulary cannot spell. Before
-// translation each such span is replaced with a stand-in the model copies (a number that does
-// not occur in the sentence: a small model passes "9001" through far more reliably than it
-// passes "{0}", "%s" or "XPH0X"); after translation each stand-in is replaced with its span. A
-// stand-in the model dropped or repeated is placed by the word alignment instead (the target
-// word aligned to the source word before the span), so that every span comes back exactly once.
+// addresses, URLs, file paths, and text the model's source vocabulary cannot spell (or spells only
+// in byte pieces, which it has hardly seen). Before translation each such span is replaced with a
+// stand-in the model copies (a number that does not occur in the sentence: a small model passes
+// "9001" through far more reliably than it passes "{0}", "%s" or "XPH0X"); after translation each
+// stand-in is replaced with its span. A stand-in the model dropped or repeated is placed by the
+// word alignment instead (the target word aligned to the source word before the span), so that
+// every span comes back exactly once.
 //
 // Usage, per sentence:
 //   const ProtectedText p = protect(sentence, {&codec});     // the model translates p.text
@@ -48,8 +49,8 @@ struct ProtectedText {
 };
 
 struct ProtectOptions {
-  // The model's codec: characters its source side encodes to <unk> are protected. Null: every
-  // character is taken as spellable.
+  // The model's codec: characters its source side encodes to <unk> or only to byte pieces are
+  // protected. Null: every character is taken as spellable.
   const TextCodec* codec = nullptr;
   // Placeholders, e-mail addresses, URLs and paths (on by default).
   bool patterns = true;
