@@ -80,12 +80,10 @@ TEST_CASE("byte fallback: byte-spelled characters are kept without a warning",
       CHECK(restore(p, model_output, {}).text == "Es kostet 5" + c + " oder " + c + " jetzt.");
     }
   }
-  // Without byte pieces (the third edition's vocabulary) the same characters are unspellable.
-  const TextCodec old = TextCodec::load(
-      test::data_path("../../models/en-de/source.spm"),
-      test::data_path("../../models/en-de/vocab.yml"), 0,
-      test::data_path("../../models/en-de/target.spm"),
-      test::data_path("../../models/en-de/vocab.yml"), 0);
+  // Without byte pieces (the same sentences learned without byte_fallback) they are unspellable.
+  const std::string spm = path_of("no-byte-fallback.spm"),
+                    yml = path_of("no-byte-fallback.vocab.yml");
+  const TextCodec old = TextCodec::load(spm, yml, 0, spm, yml, 0);
   CHECK(protect("It costs 5\xe2\x82\xac or \\ now.", {&old}).unspellable ==
         std::vector<std::string>{"\xe2\x82\xac", "\\"});
 }
@@ -108,12 +106,12 @@ TEST_CASE("byte fallback: the coverage check counts byte pieces", "[text][byte-f
 
 TEST_CASE("s2s info: says whether the vocabulary can spell every character",
           "[text][byte-fallback][cli]") {
-  // The third edition's vocabulary has no byte pieces. (A model whose vocabulary lacks the byte
+  // A model whose SentencePiece has no byte pieces. (A model whose vocabulary lacks the byte
   // pieces of its SentencePiece model is refused by the loader; the coverage test above checks
   // that case.)
-  const auto shipped = test::run_s2s("info -m '" + test::data_path("../../models/en-de") + "'");
-  INFO(shipped.err);
-  REQUIRE(shipped.exit_code == 0);
-  CHECK(shipped.out.find("  source byte fallback: no, characters without a piece become <unk>\n") !=
+  const auto old = test::run_s2s("info -m '" + test::data_path("models/marian-align-layer1") + "'");
+  INFO(old.err);
+  REQUIRE(old.exit_code == 0);
+  CHECK(old.out.find("  source byte fallback: no, characters without a piece become <unk>\n") !=
         std::string::npos);
 }

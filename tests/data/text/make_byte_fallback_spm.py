@@ -9,6 +9,10 @@ The text it learns from is a few English and German sentences without '€', '\\
 CJK characters, so those can only be spelled with byte pieces.  "identity" normalization keeps
 the file small (nmt_nfkc's character map is 240 KB).
 
+It also writes no-byte-fallback.spm and no-byte-fallback.vocab.yml, the same model without byte
+pieces, as older vocabularies (OPUS-MT's, the default model's before its fourth edition) are:
+there those characters, and '<', '^' and '~', encode to <unk>.
+
     /usr/bin/python3 tests/data/text/make_byte_fallback_spm.py
 (needs Debian's python3-sentencepiece; training is deterministic, so a rerun writes the same
 files).
@@ -34,21 +38,26 @@ Ich hätte gern eine Tasse Kaffee, bitte.
 """.splitlines()
 
 
-def main():
+def write_model(name, byte_fallback):
     buf = io.BytesIO()
     spm.SentencePieceTrainer.train(
         sentence_iterator=iter(TEXT * 20), model_writer=buf, model_type="unigram",
-        vocab_size=320, hard_vocab_limit=False, byte_fallback=True, character_coverage=1.0,
-        normalization_rule_name="identity", bos_id=-1, eos_id=0, unk_id=1, pad_id=-1,
-        num_threads=1, minloglevel=2)
-    model = os.path.join(HERE, "byte-fallback.spm")
+        vocab_size=320 if byte_fallback else 64, hard_vocab_limit=False,
+        byte_fallback=byte_fallback, character_coverage=1.0, normalization_rule_name="identity",
+        bos_id=-1, eos_id=0, unk_id=1, pad_id=-1, num_threads=1, minloglevel=2)
+    model = os.path.join(HERE, name + ".spm")
     with open(model, "wb") as f:
         f.write(buf.getvalue())
     sp = spm.SentencePieceProcessor(model_file=model)
-    with open(os.path.join(HERE, "byte-fallback.vocab.yml"), "w", encoding="utf-8",
+    with open(os.path.join(HERE, name + ".vocab.yml"), "w", encoding="utf-8",
               newline="\n") as f:
         for i in range(sp.get_piece_size()):
             f.write("%s: %d\n" % (mf.yamlcpp_key(sp.id_to_piece(i)), i))
+
+
+def main():
+    write_model("byte-fallback", True)
+    write_model("no-byte-fallback", False)
 
 
 if __name__ == "__main__":
