@@ -1,13 +1,18 @@
-"""Self-tests of the training model's initialisation (needs Debian's python3-torch).
+"""Self-tests of the training model's initialisation and of the corpus weighting (needs Debian's
+python3-torch).
 
     cd tools/train && /usr/bin/python3 -m unittest -q test_model
 """
+import os
+import tempfile
 import unittest
 
+import numpy as np
 import torch
 
 from export_marian import marian_config
 from model import Affine, MarianTransformer
+from train import encode_corpus
 
 
 def projections(layer):
@@ -35,6 +40,40 @@ class DepthScalingTest(unittest.TestCase):
         cfg_a, cfg_b = marian_config(plain), marian_config(scaled)
         del cfg_a["transformer-depth-scaling"], cfg_b["transformer-depth-scaling"]
         self.assertEqual(cfg_a, cfg_b)
+
+
+class WeightTest(unittest.TestCase):
+    """--desc-weight / --weight SOURCE=N: the pairs of a source shown N times an epoch."""
+
+    def corpus(self, sources):
+        work = tempfile.mkdtemp()
+        with open(os.path.join(work, "train.source"), "w") as f:
+            f.write("".join(s + "\n" for s in sources))
+        data = {}
+        for split, n in (("train", len(sources)), ("dev", 1)):
+            for lang in ("en", "de"):   # pair i is the one-token sentence [i] on both sides
+                data[f"{split}.{lang}.len"] = np.ones(n, np.int32)
+                data[f"{split}.{lang}.ids"] = np.arange(n, dtype=np.int32)
+        np.savez(os.path.join(work, "ids.npz"), **data)
+        return work
+
+    def ids(self, work, weights):
+        train, _ = encode_corpus(work, None, weights)
+        return [int(src[0]) for src, _ in train]
+
+    def test_copies_in_corpus_order(self):
+        work = self.corpus(["descriptions", "ding", "games", "descriptions", "games"])
+        self.assertEqual(self.ids(work, {"descriptions": 1}), [0, 1, 2, 3, 4])
+        # Descriptions alone: the corpus, then the descriptions twice (what earlier runs read).
+        self.assertEqual(self.ids(work, {"descriptions": 3}), [0, 1, 2, 3, 4, 0, 3, 0, 3])
+        # Copy k holds the pairs of weight >= k.
+        self.assertEqual(self.ids(work, {"descriptions": 2, "games": 3}),
+                         [0, 1, 2, 3, 4, 0, 2, 3, 4, 2, 4])
+
+    def test_an_unknown_source_is_refused(self):
+        work = self.corpus(["descriptions", "ding"])
+        with self.assertRaises(AssertionError):
+            self.ids(work, {"descriptions": 1, "gamez": 2})
 
 
 if __name__ == "__main__":

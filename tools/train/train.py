@@ -58,7 +58,7 @@ def train_spm(work, vocab_size):
     return spm.SentencePieceProcessor(model_file=path)
 
 
-def encode_corpus(work, sp, desc_weight):
+def encode_corpus(work, sp, weights):
     path = os.path.join(work, "ids.npz")
     if not os.path.exists(path):
         data = {}
@@ -78,18 +78,24 @@ def encode_corpus(work, sp, desc_weight):
         return [ids[offs[i]:offs[i + 1]] for i in range(len(lens))]
     train = list(zip(split_seqs("train.en"), split_seqs("train.de")))
     dev = list(zip(split_seqs("dev.en"), split_seqs("dev.de")))
-    # Package descriptions are the domain we are tested on: show them desc_weight times an epoch.
-    if desc_weight > 1:
+    # Package descriptions are the domain we are tested on: show them weights["descriptions"]
+    # times an epoch; other sources of train.source likewise (games: the everyday language).
+    if any(n > 1 for n in weights.values()):
         source_path = os.path.join(work, "train.source")
         if os.path.exists(source_path):  # the corpus names each pair's source (tools/data)
             sources = read_lines(source_path)
             assert len(sources) == len(train), f"{source_path}: not one line per training pair"
-            extra = [p for p, source in zip(train, sources) if source == "descriptions"]
+            unknown = set(weights) - set(sources)
+            assert not unknown, f"--weight: no pairs of {sorted(unknown)} in {source_path}"
+            # Copy k holds the pairs of weight >= k, in corpus order (with descriptions alone
+            # weighted: the descriptions N - 1 more times, the order earlier runs trained on).
+            extra = [p for k in range(2, max(weights.values()) + 1)
+                     for p, source in zip(train, sources) if weights.get(source, 1) >= k]
         else:
             # The first corpus (no train.source): pairs of 8+ source tokens are mostly
             # description sentences there (Ding entries are short, catalogs few).
-            extra = [p for p in train if len(p[0]) >= 8]
-        train = train + extra * (desc_weight - 1)
+            extra = [p for p in train if len(p[0]) >= 8] * (weights.get("descriptions", 1) - 1)
+        train = train + extra
     return train, dev
 
 
@@ -221,7 +227,12 @@ def main():
     ap.add_argument("--max-len", type=int, default=100)
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--warmup", type=int, default=800)
-    ap.add_argument("--desc-weight", type=int, default=2)
+    ap.add_argument("--desc-weight", type=int, default=2,
+                    help="package descriptions shown N times an epoch (--weight descriptions=N)")
+    ap.add_argument("--weight", action="append", default=[], metavar="SOURCE=N",
+                    help="the pairs of a source of train.source shown N times an epoch "
+                         "(repeatable; a part that changes it continues at the same batch number "
+                         "of an epoch composed differently)")
     ap.add_argument("--minutes", type=float, default=90.0, help="stop after this much training")
     ap.add_argument("--until-step", type=int, default=0,
                     help="stop at this step (0: no limit); a recipe that names steps reproduces "
@@ -238,7 +249,11 @@ def main():
     torch.set_num_threads(args.threads)
     torch.manual_seed(1)
     sp = train_spm(args.work, args.vocab)
-    train, dev = encode_corpus(args.work, sp, args.desc_weight)
+    weights = {"descriptions": args.desc_weight}
+    for item in args.weight:
+        source, _, n = item.partition("=")
+        weights[source] = int(n)
+    train, dev = encode_corpus(args.work, sp, weights)
     log(args.work, f"vocab {sp.get_piece_size()}, train pairs {len(train)}, dev {len(dev)}, "
                    f"args {json.dumps(vars(args))}")
 
