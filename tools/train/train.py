@@ -210,6 +210,14 @@ def cpu_has_bf16():
     return "avx512_bf16" in flags or "amx_bf16" in flags
 
 
+def source_weight(text):
+    """--weight's SOURCE=N as (SOURCE, N), N >= 1."""
+    source, _, n = text.partition("=")
+    if not source or not n.isdigit() or int(n) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected SOURCE=N, N a whole number >= 1")
+    return source, int(n)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--work", required=True)
@@ -229,7 +237,7 @@ def main():
     ap.add_argument("--warmup", type=int, default=800)
     ap.add_argument("--desc-weight", type=int, default=2,
                     help="package descriptions shown N times an epoch (--weight descriptions=N)")
-    ap.add_argument("--weight", action="append", default=[], metavar="SOURCE=N",
+    ap.add_argument("--weight", action="append", default=[], metavar="SOURCE=N", type=source_weight,
                     help="the pairs of a source of train.source shown N times an epoch "
                          "(repeatable; a part that changes it continues at the same batch number "
                          "of an epoch composed differently)")
@@ -249,10 +257,7 @@ def main():
     torch.set_num_threads(args.threads)
     torch.manual_seed(1)
     sp = train_spm(args.work, args.vocab)
-    weights = {"descriptions": args.desc_weight}
-    for item in args.weight:
-        source, _, n = item.partition("=")
-        weights[source] = int(n)
+    weights = {"descriptions": args.desc_weight, **dict(args.weight)}
     train, dev = encode_corpus(args.work, sp, weights)
     log(args.work, f"vocab {sp.get_piece_size()}, train pairs {len(train)}, dev {len(dev)}, "
                    f"args {json.dumps(vars(args))}")
