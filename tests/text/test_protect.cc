@@ -122,6 +122,26 @@ TEST_CASE("restore: a stand-in inside a longer number is not taken for it", "[te
   CHECK(r.text == "90011 Elemente %s");
 }
 
+TEST_CASE("restore: a stand-in glued to the number written next to its span is still found",
+          "[text][protect]") {
+  const ProtectedText p = protect("costs 5 %s now");
+  REQUIRE(p.text == "costs 5 9001 now");
+  const Restored before = restore(p, "kostet 59001 jetzt", {});
+  CHECK(before.text == "kostet 5 %s jetzt");
+  CHECK(before.placed_by_alignment == 0);
+  CHECK(restore(protect("%s 3 times"), "90013 Mal", {}).text == "%s 3 Mal");
+  CHECK(restore(protect("size 5%s"), "Größe 59001", {}).text == "Größe 5%s");
+  // The glued copy and a repeat ("for 5 € help" came out as "für 59006 help 9006"): the glued
+  // one stands where the span stood and is kept, the repeat goes.
+  const Restored repeated = restore(protect("for 5 %s help"), "für 59001 help 9001", {});
+  CHECK(repeated.text == "für 5 %s help");
+  CHECK(repeated.placed_by_alignment == 1);
+  // Two stand-ins written as one number: each is found, one space between them.
+  CHECK(restore(protect("value %s %d"), "Wert 90019002", {}).text == "Wert %s %d");
+  // Digits that were not next to the span in the source are not taken for its neighbour.
+  CHECK(restore(protect("costs 5 %s"), "kostet 79001", {}).text == "kostet 79001 %s");
+}
+
 TEST_CASE("protect: what the vocabulary cannot spell is carried over and reported",
           "[text][protect]") {
   // A vocabulary without byte pieces, learned from a few sentences without '<', '^' or '~'

@@ -361,6 +361,38 @@ std::vector<std::size_t> occurrences(const std::string& text, const std::string&
   return found;
 }
 
+// The number written next to a span in the text the model read ("5 €" -> "5", " "), which a model
+// may write glued to the span's stand-in ("59006"): then the stand-in is still found, and the
+// space between them is put back.
+struct NeighbourNumbers {
+  std::string before, gap_before;  // the digits before the span and what stood between
+  std::string after, gap_after;
+  bool after_is_stand_in = false;  // `after` is another span's stand-in (which adds the gap)
+};
+
+NeighbourNumbers neighbour_numbers(const ProtectedText& source, std::size_t index,
+                                   const std::vector<std::size_t>& offsets) {
+  const std::string& t = source.text;
+  const ProtectedSpan& span = source.spans[index];
+  NeighbourNumbers n;
+  std::size_t b = offsets[span.model_begin], gap = b;
+  while (gap > 0 && is_space(t[gap - 1])) --gap;
+  std::size_t digits = gap;
+  while (digits > 0 && is_digit(t[digits - 1])) --digits;
+  n.before = t.substr(digits, gap - digits);
+  n.gap_before = t.substr(gap, b - gap);
+  std::size_t e = offsets[span.model_end];
+  gap = e;
+  while (gap < t.size() && is_space(t[gap])) ++gap;
+  digits = gap;
+  while (digits < t.size() && is_digit(t[digits])) ++digits;
+  n.after = t.substr(gap, digits - gap);
+  n.gap_after = t.substr(e, gap - e);
+  n.after_is_stand_in =
+      index + 1 < source.spans.size() && source.spans[index + 1].stand_in == n.after;
+  return n;
+}
+
 struct Edit {
   std::size_t begin = 0, end = 0;  // bytes of the translation replaced (begin == end: inserted)
   std::string text;
@@ -374,18 +406,27 @@ class Restorer {
         offsets_(code_point_offsets(translation)) {}
 
   // The edits that put `span` (the order-th) back.
-  void restore(const ProtectedSpan& span, std::size_t order, Restored& restored) {
+  void restore(const ProtectedSpan& span, std::size_t order, const NeighbourNumbers& neighbours,
+               Restored& restored) {
     const auto found = occurrences(translation_, span.stand_in);
-    if (found.size() == 1) {
-      replace(span, found[0], order);
+    const auto glued = glued_occurrences(span, order, neighbours);
+    if (found.size() + glued.size() == 1) {
+      if (found.empty())
+        edits_.push_back(glued.front().kept);
+      else
+        replace(span, found[0], order);
       return;
     }
     ++restored.placed_by_alignment;
-    if (found.empty()) {
+    if (found.empty() && glued.empty()) {
       place(span, order);
       return;
     }
-    const std::size_t keep = aligned_occurrence(span, found);
+    // A glued copy stands where the source had the span, next to the same number: it is the one
+    // kept when there is a single one; otherwise the copy the alignment points to.
+    const bool keep_glued = glued.size() == 1;
+    const std::size_t keep = keep_glued ? std::string::npos : aligned_occurrence(span, found);
+    for (const GluedCopy& copy : glued) edits_.push_back(keep_glued ? copy.kept : copy.removed);
     for (std::size_t at : found) {
       if (at == keep) {
         replace(span, at, order);
@@ -402,6 +443,35 @@ class Restorer {
   void replace(const ProtectedSpan& span, std::size_t at, std::size_t order) {
     const std::size_t begin = span.spaced && at > 0 && translation_[at - 1] == ' ' ? at - 1 : at;
     edits_.push_back({begin, at + span.stand_in.size(), span.text, order});
+  }
+
+  // A copy of the stand-in written glued to the number that stood next to the span in the
+  // source ("5 9006" read, "59006" written): kept, it becomes the span and the space between;
+  // removed, the number alone.
+  struct GluedCopy {
+    Edit kept, removed;
+  };
+
+  std::vector<GluedCopy> glued_occurrences(const ProtectedSpan& span, std::size_t order,
+                                           const NeighbourNumbers& n) const {
+    const std::string& t = translation_;
+    const auto digit_at = [&t](std::size_t i) { return i < t.size() && is_digit(t[i]); };
+    std::vector<GluedCopy> glued;
+    for (std::size_t at = t.find(span.stand_in); at != std::string::npos;
+         at = t.find(span.stand_in, at + 1)) {
+      const std::size_t end = at + span.stand_in.size();
+      const bool left = at > 0 && digit_at(at - 1), right = digit_at(end);
+      const Edit removed{at, end, "", order};
+      if (left && !right && !n.before.empty() && at >= n.before.size() &&
+          t.compare(at - n.before.size(), n.before.size(), n.before) == 0 &&
+          (at == n.before.size() || !digit_at(at - n.before.size() - 1)))
+        glued.push_back({{at, end, n.gap_before + span.text, order}, removed});
+      if (right && !left && !n.after.empty() && t.compare(end, n.after.size(), n.after) == 0 &&
+          !digit_at(end + n.after.size()))
+        glued.push_back(
+            {{at, end, span.text + (n.after_is_stand_in ? "" : n.gap_after), order}, removed});
+    }
+    return glued;
   }
 
   void insert(std::size_t at, std::string text, std::size_t order) {
@@ -529,8 +599,9 @@ Restored restore(const ProtectedText& source, const std::string& translation,
                  const AlignmentSpans& alignment) {
   Restored restored;
   Restorer restorer(translation, alignment);
+  const std::vector<std::size_t> offsets = code_point_offsets(source.text);
   for (std::size_t i = 0; i < source.spans.size(); ++i)
-    restorer.restore(source.spans[i], i, restored);
+    restorer.restore(source.spans[i], i, neighbour_numbers(source, i, offsets), restored);
   restored.text = restorer.apply();
   restored.alignment = move_sources(source, restorer.move_targets(restored.text));
   return restored;
