@@ -9,9 +9,17 @@ Averages the parameters of the newest --average checkpoints (checkpoint averagin
   source.spm    the joint SentencePiece model; target.spm is the same file
   decoder.yml   beam 4, length normalisation 1 (s2s takes these as its defaults for the model)
 and WORK/export.pt, the averaged PyTorch model the fidelity check decodes with.
+
+    /usr/bin/python3 tools/train/export_marian.py --work WORK --out DIR --resume-point
+
+writes a resume point instead: the newest checkpoint alone, its weights in float16 (half the
+size; rounding them moves each weight by less than a twentieth of one late training step), its
+source.spm and resume.json (step, epoch, batch). It is small enough to commit, so that a run
+outlives the machine it trained on: import_marian.py --model DIR continues from it.
 """
 import argparse
 import glob
+import json
 import os
 import shutil
 import sys
@@ -100,12 +108,35 @@ def write_vocab_yml(path, sp):
             f.write("%s: %d\n" % (mf.yamlcpp_key(sp.id_to_piece(i)), i))
 
 
+def write_resume_point(work, out):
+    _, config, paths = average_checkpoints(work, 1)
+    state = torch.load(paths[-1])
+    model = build_model(state["model"], config)
+    os.makedirs(out, exist_ok=True)
+    tensors = marian_tensors(model)
+    yml = mf.model_yml_array(mf.emit_model_yml(marian_config(config)), pad256=False)
+    items = [(k, tensors[k].astype(np.float16)) for k in sorted(tensors)]
+    np.savez(os.path.join(out, MODEL_FILE), **dict(items), **{"special:model.yml": yml})
+    shutil.copyfile(os.path.join(work, "spm.model"), os.path.join(out, "source.spm"))
+    place = {"step": state["step"], "epoch": state["epoch"], "pos": state["pos"]}
+    with open(os.path.join(out, "resume.json"), "w", encoding="utf-8") as f:
+        json.dump(place, f)
+        f.write("\n")
+    print(f"resume point of {os.path.basename(paths[-1])} (epoch {place['epoch']}, "
+          f"batch {place['pos']}) -> {out}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--work", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--average", type=int, default=4)
+    ap.add_argument("--resume-point", action="store_true",
+                    help="the newest checkpoint in float16 with its place in the data, to commit")
     args = ap.parse_args()
+    if args.resume_point:
+        write_resume_point(args.work, args.out)
+        return
 
     avg, config, paths = average_checkpoints(args.work, args.average)
     model = build_model(avg, config)

@@ -13,6 +13,7 @@ model has just been trained on); train.py then resumes from it as from its own c
 slightly larger than they would have been without the interruption.
 """
 import argparse
+import json
 import os
 import shutil
 import sys
@@ -31,11 +32,19 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", required=True, help="a folder written by export_marian.py")
     ap.add_argument("--work", required=True)
-    ap.add_argument("--step", type=int, required=True)
+    ap.add_argument("--step", type=int, help="required unless the folder has a resume.json")
     ap.add_argument("--lr", type=float, default=1e-3, help="train.py's --lr (Adam's initial lr)")
-    ap.add_argument("--epoch", type=int, default=0, help="the epoch to continue in")
-    ap.add_argument("--pos", type=int, default=0, help="the batch of that epoch to continue with")
+    ap.add_argument("--epoch", type=int, help="the epoch to continue in (default 0)")
+    ap.add_argument("--pos", type=int, help="the batch of that epoch to continue with (default 0)")
     args = ap.parse_args()
+    # A resume point (export_marian.py --resume-point) names its own place; flags override it.
+    resume = os.path.join(args.model, "resume.json")
+    place = json.load(open(resume, encoding="utf-8")) if os.path.exists(resume) else {}
+    for key in ("step", "epoch", "pos"):
+        if getattr(args, key) is None:
+            setattr(args, key, place.get(key, 0 if key != "step" else None))
+    if args.step is None:
+        ap.error("--step is required (the folder has no resume.json)")
 
     ckpt_dir = os.path.join(args.work, "ckpt")
     if os.path.isdir(ckpt_dir) and os.listdir(ckpt_dir):

@@ -4,6 +4,8 @@ python3-torch).
     cd tools/train && /usr/bin/python3 -m unittest -q test_model
 """
 import os
+import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -12,7 +14,9 @@ import torch
 
 from export_marian import marian_config
 from model import Affine, MarianTransformer
-from train import encode_corpus
+from train import encode_corpus, save
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def projections(layer):
@@ -74,6 +78,31 @@ class WeightTest(unittest.TestCase):
         work = self.corpus(["descriptions", "ding"])
         with self.assertRaises(AssertionError):
             self.ids(work, {"descriptions": 1, "gamez": 2})
+
+
+class ResumePointTest(unittest.TestCase):
+    """export_marian.py --resume-point, then import_marian.py on another machine: the run goes on
+    from the same weights (to float16's precision), step, epoch and batch."""
+
+    def run_tool(self, *args):
+        subprocess.run([sys.executable, os.path.join(HERE, args[0]), *args[1:]], check=True,
+                       stdout=subprocess.DEVNULL)
+
+    def test_weights_and_place_come_back(self):
+        torch.manual_seed(3)
+        model = MarianTransformer(64, dim=16, heads=2, dim_ffn=32, enc_depth=2, dec_depth=1)
+        work, point, again = tempfile.mkdtemp(), tempfile.mkdtemp(), tempfile.mkdtemp()
+        with open(os.path.join(work, "spm.model"), "wb") as f:
+            f.write(b"the run's vocabulary")
+        save(work, 1234, model, torch.optim.Adam(model.parameters()), 2, 345, 0)
+        self.run_tool("export_marian.py", "--work", work, "--out", point, "--resume-point")
+        self.run_tool("import_marian.py", "--model", point, "--work", again)
+        state = torch.load(os.path.join(again, "ckpt", "step-1234.pt"))
+        self.assertEqual((state["step"], state["epoch"], state["pos"]), (1234, 2, 345))
+        for name, value in model.state_dict().items():
+            torch.testing.assert_close(state["model"][name], value, rtol=1e-3, atol=1e-4)
+        with open(os.path.join(again, "spm.model"), "rb") as f:
+            self.assertEqual(f.read(), b"the run's vocabulary")
 
 
 if __name__ == "__main__":
