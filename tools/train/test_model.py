@@ -14,7 +14,7 @@ import torch
 
 from export_marian import marian_config
 from model import Affine, MarianTransformer
-from train import encode_corpus, save
+from train import encode_corpus, save, token_cross_entropy
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -78,6 +78,17 @@ class WeightTest(unittest.TestCase):
         work = self.corpus(["descriptions", "ding"])
         with self.assertRaises(AssertionError):
             self.ids(work, {"descriptions": 1, "gamez": 2})
+
+
+class LossTest(unittest.TestCase):
+    def test_flattened_loss_is_the_loss_over_the_vocabulary_axis(self):
+        torch.manual_seed(5)
+        logits = torch.randn(3, 4, 11)
+        tgt = torch.randint(0, 11, (3, 4))
+        tgt[1, 2:] = -100   # padding
+        for kwargs in ({"label_smoothing": 0.1}, {"reduction": "sum"}):
+            expected = torch.nn.functional.cross_entropy(logits.transpose(1, 2), tgt, **kwargs)
+            torch.testing.assert_close(token_cross_entropy(logits, tgt, **kwargs), expected)
 
 
 class ResumePointTest(unittest.TestCase):
