@@ -49,6 +49,7 @@ def main():
     ckpt_dir = os.path.join(args.work, "ckpt")
     if os.path.isdir(ckpt_dir) and os.listdir(ckpt_dir):
         sys.exit(f"import: {ckpt_dir} already holds checkpoints; train.py would resume from those")
+    os.makedirs(args.work, exist_ok=True)
     spm_path = os.path.join(args.work, "spm.model")
     src_spm = os.path.join(args.model, "source.spm")
     if os.path.exists(spm_path) and open(spm_path, "rb").read() != open(src_spm, "rb").read():
