@@ -34,7 +34,10 @@ inline bool cpu_computes(ops::Precision precision) {
   return reason.empty();
 }
 
-
+// The s2s command built beside these tests (tests/s2s_binary.cc; its path is the one compile
+// definition that differs between build folders, so the other test sources compile the same in
+// every build folder and ccache reuses them: docs/ci.md).
+const std::string& s2s_binary();
 
 inline std::string data_path(const std::string& relative) {
   return std::string(S2S_TEST_DATA) + "/" + relative;

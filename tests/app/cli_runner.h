@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "test_utils.h"
+
 namespace s2s::test {
 
 struct RunResult {
@@ -72,9 +74,9 @@ inline RunResult run_s2s(const std::string& args, const std::string& input = "")
     std::ofstream in(dir / "stdin", std::ios::binary);
     in << input;
   }
-  return run_captured(std::string("'") + S2S_BINARY + "' " + args + " < '" +
-                          (dir / "stdin").string() + "'",
-                      dir);
+  return run_captured(
+      std::string("'") + test::s2s_binary() + "' " + args + " < '" + (dir / "stdin").string() + "'",
+      dir);
 }
 
 // Runs a shell command line (bash, in `folder` when given; stdin /dev/null unless the command

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "child_process.h"
+#include "test_utils.h"
 
 namespace s2s::test {
 
@@ -22,8 +23,8 @@ inline std::string shipped_model() { return std::string(S2S_TEST_DATA) + "/../..
 class ServerProcess {
  public:
   explicit ServerProcess(std::vector<std::string> args) : dir_(temp_dir("serve")) {
-    std::vector<std::string> argv = {S2S_BINARY, "serve",       "--port",
-                                     "0",        "--port-file", (dir_ / "port").string()};
+    std::vector<std::string> argv = {test::s2s_binary(),      "serve", "--port", "0", "--port-file",
+                                     (dir_ / "port").string()};
     if (std::find(args.begin(), args.end(), "--threads") == args.end())
       argv.insert(argv.end(), {"--threads", "1"});
     argv.insert(argv.end(), args.begin(), args.end());

@@ -59,7 +59,7 @@ TEST_CASE("translate: SIGTERM stops the largest allowed beam within a bound", "[
   REQUIRE(limit > 0);
   std::mt19937 random(std::random_device{}());
   for (int run = 0; run < 3; ++run) {
-    test::ChildProcess child({S2S_BINARY, "translate", "-b", std::to_string(limit)});
+    test::ChildProcess child({test::s2s_binary(), "translate", "-b", std::to_string(limit)});
     REQUIRE(child.write(long_input()));
     child.close_stdin();
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);

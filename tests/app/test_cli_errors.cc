@@ -27,7 +27,7 @@ void check_error(const test::RunResult& r, int exit_code, const std::string& mes
 // Exit code of `s2s ARGS > /dev/full`.
 int exit_code_on_full_disk(const std::string& args) {
   const std::string command =
-      std::string("'") + S2S_BINARY + "' " + args + " < /dev/null > /dev/full 2> /dev/null";
+      std::string("'") + test::s2s_binary() + "' " + args + " < /dev/null > /dev/full 2> /dev/null";
   const int status = std::system(command.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
@@ -79,9 +79,8 @@ TEST_CASE("CLI: output that cannot be written is an error, --help and info inclu
   CHECK(exit_code_on_full_disk("translate --help") == 1);
   CHECK(exit_code_on_full_disk("info " + kModel) == 1);
   CHECK(exit_code_on_full_disk("translate " + kModel) == 0);  // no input, nothing to write
-  const std::string translate_full =
-      std::string("printf 'hello\\n' | '") + S2S_BINARY + "' translate " + kModel +
-      " > /dev/full 2> /dev/null";
+  const std::string translate_full = std::string("printf 'hello\\n' | '") + test::s2s_binary() +
+                                     "' translate " + kModel + " > /dev/full 2> /dev/null";
   const int status = std::system(translate_full.c_str());
   CHECK((WIFEXITED(status) ? WEXITSTATUS(status) : -1) == 1);
 }

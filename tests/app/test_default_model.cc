@@ -70,7 +70,7 @@ TEST_CASE("default model: the README's sentence comes out in German", "[cli][def
 TEST_CASE("default model: found when s2s is started through PATH from elsewhere",
           "[cli][default-model]") {
   // argv[0] is then the bare name "s2s", which must not be taken for a shared library's path.
-  const std::string folder = std::filesystem::path(S2S_BINARY).parent_path().string();
+  const std::string folder = std::filesystem::path(test::s2s_binary()).parent_path().string();
   const auto result = test::run_shell("printf 'The licence is free.\\n' | env -u S2S_MODEL PATH='" +
                                           folder + "':\"$PATH\" s2s translate",
                                       "/");

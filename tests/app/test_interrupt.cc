@@ -39,8 +39,8 @@ TEST_CASE("translate: Ctrl-C writes every line finished so far, in order, and ex
        {std::vector<std::string>{"--threads", "1"},
         std::vector<std::string>{"--workers", "2", "--threads", "1"}}) {
     INFO(parallel.front());
-    std::vector<std::string> args{S2S_BINARY, "translate", "-b", "4", "-m", model, "-i",
-                                  (dir / "in.txt").string()};
+    std::vector<std::string> args{
+        test::s2s_binary(), "translate", "-b", "4", "-m", model, "-i", (dir / "in.txt").string()};
     args.insert(args.end(), parallel.begin(), parallel.end());
     test::ChildProcess child(args);
     // Lines come out as they are finished, long before the first 1000-line window is done.
@@ -69,7 +69,8 @@ TEST_CASE("translate: Ctrl-C writes every line finished so far, in order, and ex
 }
 
 TEST_CASE("translate: Ctrl-C while waiting for input ends the run at once", "[cli]") {
-  test::ChildProcess child({S2S_BINARY, "translate", "-b", "1", "-m", test::data_path(kModel)});
+  test::ChildProcess child(
+      {test::s2s_binary(), "translate", "-b", "1", "-m", test::data_path(kModel)});
   REQUIRE(child.write("the license is free\n"));
   REQUIRE(child.read_line(std::chrono::seconds(20)));
   child.send_signal(SIGINT);  // stdin is still open: s2s is blocked in read(2)
@@ -85,7 +86,7 @@ TEST_CASE("translate: Ctrl-C before the output is opened leaves an -o file as it
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
   const auto out = dir / "out.txt";
   std::ofstream(out, std::ios::binary) << "an earlier run's output\n";
-  test::ChildProcess child({S2S_BINARY, "translate", "-m", test::data_path(kModel), "-i",
+  test::ChildProcess child({test::s2s_binary(), "translate", "-m", test::data_path(kModel), "-i",
                             fifo.string(), "-o", out.string()});
   // Until main has started the signal watcher, a SIGINT would end the process by the default
   // action (the dynamic loader runs first): wait for the watcher's thread.
@@ -103,7 +104,8 @@ TEST_CASE("translate: Ctrl-C before the output is opened leaves an -o file as it
 TEST_CASE("translate: a SIGINT ignored by the parent stays ignored", "[cli]") {
   // As for `s2s translate ... &` from a script: a non-interactive shell starts it ignoring SIGINT.
   std::signal(SIGINT, SIG_IGN);
-  test::ChildProcess child({S2S_BINARY, "translate", "-b", "1", "-m", test::data_path(kModel)});
+  test::ChildProcess child(
+      {test::s2s_binary(), "translate", "-b", "1", "-m", test::data_path(kModel)});
   std::signal(SIGINT, SIG_DFL);
   REQUIRE(child.write("the license is free\n"));
   const auto first = child.read_line(std::chrono::seconds(20));

@@ -64,7 +64,7 @@ TEST_CASE("translate and score: an output that is the input is refused, the file
   check_refused(test::run_s2s("translate " + kModel + "-i '" + (dir / "soft.txt").string() +
                               "' -o " + same),
                 text, "is the same file as -i");
-  const std::string s2s = std::string("'") + S2S_BINARY + "' translate " + kModel;
+  const std::string s2s = std::string("'") + test::s2s_binary() + "' translate " + kModel;
   check_refused(test::run_shell(s2s + "-o " + same + " < " + same), text,
                 "is the same file as standard input");
   check_refused(test::run_shell(s2s + "-i /dev/stdin -o /proc/self/fd/0 < " + same),
@@ -88,7 +88,8 @@ TEST_CASE("translate: a second process writing the same output is refused and na
   const auto input = dir / "in.txt";
   std::ofstream(input) << kText;
   // The first writer translates an interactive input: it holds the output until its input ends.
-  test::ChildProcess first({S2S_BINARY, "translate", "-m", kModelFolder, "-o", out.string()});
+  test::ChildProcess first(
+      {test::s2s_binary(), "translate", "-m", kModelFolder, "-o", out.string()});
   REQUIRE(first.write("the license is free\n"));
   REQUIRE(wait_for_output(out));
   const std::string held = test::read_file(out);

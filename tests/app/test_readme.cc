@@ -42,7 +42,7 @@ std::vector<Example> shell_examples(const std::string& readme) {
 // `command` with each `s2s` that starts a pipeline stage replaced by the built binary.
 std::string with_binary(const std::string& command) {
   return std::regex_replace(command, std::regex(R"((^|\| )s2s )"),
-                            std::string("$1'") + S2S_BINARY + "' ");
+                            std::string("$1'") + test::s2s_binary() + "' ");
 }
 
 // The C++ strings of `text` ("a", "" ...), in order.

@@ -145,7 +145,8 @@ TEST_CASE("score: an interactive writer gets each score before sending more", "[
   REQUIRE(expected.exit_code == 0);
   const std::vector<std::string> want = test::split_lines(expected.out);
   const std::vector<std::string> pairs = test::split_lines(kPairs);
-  test::ChildProcess child({S2S_BINARY, "score", "-m", test::data_path("models/" + kModel)});
+  test::ChildProcess child(
+      {test::s2s_binary(), "score", "-m", test::data_path("models/" + kModel)});
   const auto timeout = std::chrono::seconds(20);
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     REQUIRE(child.write(pairs[i] + "\n"));

@@ -128,7 +128,7 @@ TEST_CASE("translate: a reader that goes away ends the run quietly (| head -1)",
     std::ofstream in(dir / "in.txt", std::ios::binary);
     for (int i = 0; i < 5000; ++i) in << "the license is free software number " << i << "\n";
     std::ofstream script(dir / "run.sh", std::ios::binary);
-    script << "'" << S2S_BINARY << "' translate -b 1 " << model_arg() << " < '"
+    script << "'" << test::s2s_binary() << "' translate -b 1 " << model_arg() << " < '"
            << (dir / "in.txt").string() << "' 2> '" << (dir / "err").string() << "' | head -1 > '"
            << (dir / "out").string() << "'\necho ${PIPESTATUS[0]} > '" << (dir / "status").string()
            << "'\n";
@@ -150,7 +150,7 @@ TEST_CASE("translate: an interactive writer gets each answer before sending more
   const std::size_t newline = expected.out.find('\n');
 
   // The default window is 1000 lines: the answers come because no more input is waiting.
-  test::ChildProcess child({S2S_BINARY, "translate", "-b", "2", "-m", model});
+  test::ChildProcess child({test::s2s_binary(), "translate", "-b", "2", "-m", model});
   const auto timeout = std::chrono::seconds(20);
   REQUIRE(child.write(first + "\n"));
   const auto answer1 = child.read_line(timeout);

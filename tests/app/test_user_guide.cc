@@ -117,7 +117,8 @@ TEST_CASE("user guide: every YAML key of the settings table is in its command's 
 
 TEST_CASE("user guide: every flag of --help is in the guide and in the man page", "[cli][docs]") {
   const std::string generated = generated_part(test::read_file(kGuide));
-  const std::filesystem::path man = std::filesystem::path(S2S_BINARY).parent_path() / "s2s.1";
+  const std::filesystem::path man =
+      std::filesystem::path(test::s2s_binary()).parent_path() / "s2s.1";
   const std::string man_page = test::read_file(man);
   REQUIRE_FALSE(man_page.empty());
   for (const std::string& command : kCommands) {

@@ -25,7 +25,7 @@ test::RunResult run_with_isa(const std::string& isa, const std::string& args,
   }
   const std::string env = isa.empty() ? "env -u S2S_CPU_ISA " : "env S2S_CPU_ISA=" + isa + " ";
   return test::run_captured(
-      env + "'" + S2S_BINARY + "' " + args + " < '" + (dir / "stdin").string() + "'", dir);
+      env + "'" + test::s2s_binary() + "' " + args + " < '" + (dir / "stdin").string() + "'", dir);
 }
 
 // "text ||| WordScores= s1 s2 ..." -> the text and the scores.
