@@ -20,6 +20,7 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # -O1, as the sanitizers' documentation advises: the suite runs several times faster than at -O0.
 # -g1 (line tables): reports keep file and line; full debug info only slows the compile and link.
+# -UNDEBUG: the Release build type defines NDEBUG; the library's headers keep their asserts here.
 # UBSan without null (ASan reports the access), object-size (ASan checks every access's bounds) and
 # alignment (x86 reads misaligned scalars; a misaligned vector load faults in the Release suite
 # too): those three instrument nearly every access and made the build twice as slow.
@@ -27,7 +28,7 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # CMakeLists.txt says why). The build type and the rest are the Release build's, so the Catch2
 # sources, not instrumented, compile with the same command as in build/ and ccache (.ci/run)
 # hands their objects over instead of compiling them again.
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Release -DS2S_SANITIZE_OPTIONS="-O1;-g1" \
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Release -DS2S_SANITIZE_OPTIONS="-O1;-g1;-UNDEBUG" \
   -DS2S_SANITIZE=address,undefined -DS2S_NO_SANITIZE=null,alignment,object-size \
   -DS2S_BUILD_BENCH=OFF -DS2S_WERROR=ON > /dev/null
 cmake --build build-asan -j2
@@ -67,7 +68,7 @@ step "valgrind translate and score"
 # and OMP_THREAD_LIMIT=1 keeps the model's load (on workers x threads OpenMP threads otherwise)
 # on the main thread. The threads checked are s2s's own (std::thread).
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Release -DS2S_SANITIZE=thread \
-  -DS2S_SANITIZE_OPTIONS="-O1;-g1" -DS2S_BUILD_BENCH=OFF -DS2S_BUILD_TESTS=OFF > /dev/null
+  -DS2S_SANITIZE_OPTIONS="-O1;-g1;-UNDEBUG" -DS2S_BUILD_BENCH=OFF -DS2S_BUILD_TESTS=OFF > /dev/null
 cmake --build build-tsan -j2 --target s2s_cli
 step "TSan build"
 export OMP_THREAD_LIMIT=1
